@@ -1,0 +1,36 @@
+# Everything a fresh clone needs: `make demo` runs the main job, `make test` the suite.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PROTOS := $(wildcard proto/kevolve/v1/*.proto)
+
+.PHONY: venv proto demo test test-fast test-llm bench-cpu clean lint
+
+venv: $(STAMP)
+
+# torch is pinned to the CPU build that lies on these machines; an unpinned torch
+# would pull several GB of CUDA wheels. The GPU machine brings its own torch.
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q "torch==2.13.0" || $(BIN)/pip install -q --index-url https://download.pytorch.org/whl/cpu "torch>=2.11"
+	$(BIN)/pip install -q -e ".[test]"
+	touch $(STAMP)
+
+# Generated code lives in kevolve/v1 (committed); tests fail if it is stale.
+proto: $(STAMP)
+	$(BIN)/python -m grpc_tools.protoc -I proto --python_out=. --pyi_out=. --grpc_python_out=. $(PROTOS)
+
+demo: $(STAMP)
+	$(BIN)/python -m kevolve.cli.main demo
+
+test: $(STAMP)
+	bash .ci/start-postgres
+	$(BIN)/python -m pytest -q -x --durations=15 $(PYTEST_ARGS)
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) .kevolve build *.egg-info

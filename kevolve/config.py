@@ -1,0 +1,61 @@
+"""Settings every service shares (where the bus and the stores are).
+
+Each service adds its own settings class with its own env prefix (KEVOLVE_<SERVICE>_...);
+the connection settings below are common to all of them and read from KEVOLVE_*.
+Invalid values fail when the settings are built, before any connection is tried.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class CommonSettings(BaseSettings):
+    """Where the bus and the object store are, and how to log."""
+
+    model_config = SettingsConfigDict(env_prefix="KEVOLVE_", extra="ignore")
+
+    nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server with JetStream enabled")
+    objects_url: str = Field(
+        str(REPO_ROOT / ".kevolve" / "objects"),
+        description="object store: a local directory path, file:///path, or s3://host:port/bucket",
+    )
+    s3_access_key: str = ""
+    s3_secret_key: str = ""
+    s3_secure: bool = False
+    kb_dir: Path = Field(REPO_ROOT / "kb", description="knowledge base root")
+    log_json: bool = False
+    log_level: str = "info"
+    # How long a consumer may hold a work message before JetStream redelivers it.
+    # Workers heartbeat (in_progress) at a third of this while they work.
+    ack_wait_s: float = Field(30.0, gt=0.5, le=3600)
+    max_deliver: int = Field(5, ge=1, le=100)
+
+    @field_validator("nats_url")
+    @classmethod
+    def _nats_scheme(cls, value: str) -> str:
+        scheme = urlparse(value).scheme
+        if scheme not in {"nats", "tls", "ws", "wss"}:
+            raise ValueError(f"KEVOLVE_NATS_URL must be nats://host:port (got {value!r})")
+        return value
+
+    @field_validator("objects_url")
+    @classmethod
+    def _objects_scheme(cls, value: str) -> str:
+        scheme = urlparse(value).scheme
+        if scheme not in {"", "file", "s3"}:
+            raise ValueError(f"KEVOLVE_OBJECTS_URL must be a path, file:// or s3:// URL (got {value!r})")
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        if value.lower() not in {"debug", "info", "warning", "error"}:
+            raise ValueError(f"KEVOLVE_LOG_LEVEL must be debug|info|warning|error (got {value!r})")
+        return value.lower()

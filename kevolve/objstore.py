@@ -1,0 +1,153 @@
+"""Object store for kernel sources, prompts and reports: a local directory or S3 (MinIO, SeaweedFS).
+
+Keys are content-addressed (``<prefix>/<sha256><suffix>``), so a retried upload writes the
+same key and is harmless, and a key in a message always names exactly the bytes it had.
+Calls are synchronous (minio is); async callers wrap them in ``asyncio.to_thread``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import parse_qs, unquote, urlparse
+
+from minio import Minio
+from minio.error import S3Error
+from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+from kevolve.config import CommonSettings
+
+_KEY = re.compile(r"^[a-z0-9_-]+(/[A-Za-z0-9._-]+)+$")
+
+
+class ObjectNotFound(KeyError):
+    """The key names no object."""
+
+
+def content_key(data: bytes, prefix: str, suffix: str = "") -> str:
+    return f"{prefix}/{hashlib.sha256(data).hexdigest()}{suffix}"
+
+
+def check_key(key: str) -> str:
+    """Reject keys that could escape the store (``..``, absolute paths, odd characters)."""
+    if not _KEY.match(key) or ".." in key.split("/"):
+        raise ValueError(f"invalid object key {key!r}")
+    return key
+
+
+class ObjectStore(Protocol):
+    def put(self, data: bytes, prefix: str, suffix: str = "") -> str: ...
+    def get(self, key: str) -> bytes: ...
+    def exists(self, key: str) -> bool: ...
+
+
+class LocalStore:
+    """A directory; writes are atomic (temp file + rename) so readers never see half an object."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def put(self, data: bytes, prefix: str, suffix: str = "") -> str:
+        key = check_key(content_key(data, prefix, suffix))
+        path = self.root / key
+        if path.exists():
+            return key
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+        return key
+
+    def get(self, key: str) -> bytes:
+        path = self.root / check_key(key)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError as exc:
+            raise ObjectNotFound(key) from exc
+
+    def exists(self, key: str) -> bool:
+        return (self.root / check_key(key)).exists()
+
+
+_transient = retry(
+    retry=retry_if_exception_type((OSError, ConnectionError)),
+    wait=wait_exponential(multiplier=0.2, max=5),
+    stop=stop_after_attempt(5),
+    reraise=True,
+)
+
+
+class S3Store:
+    """A bucket on any S3-compatible server through the minio client, with retries."""
+
+    def __init__(self, client: Minio, bucket: str) -> None:
+        self.client = client
+        self.bucket = bucket
+        self._ensure_bucket()
+
+    @_transient
+    def _ensure_bucket(self) -> None:
+        if not self.client.bucket_exists(self.bucket):
+            try:
+                self.client.make_bucket(self.bucket)
+            except S3Error as exc:
+                if exc.code not in {"BucketAlreadyOwnedByYou", "BucketAlreadyExists"}:
+                    raise
+
+    @_transient
+    def put(self, data: bytes, prefix: str, suffix: str = "") -> str:
+        key = check_key(content_key(data, prefix, suffix))
+        self.client.put_object(self.bucket, key, io.BytesIO(data), length=len(data))
+        return key
+
+    @_transient
+    def get(self, key: str) -> bytes:
+        try:
+            response = self.client.get_object(self.bucket, check_key(key))
+        except S3Error as exc:
+            if exc.code in {"NoSuchKey", "NoSuchObject"}:
+                raise ObjectNotFound(key) from exc
+            raise
+        try:
+            return response.read()
+        finally:
+            response.close()
+            response.release_conn()
+
+    @_transient
+    def exists(self, key: str) -> bool:
+        try:
+            self.client.stat_object(self.bucket, check_key(key))
+        except S3Error as exc:
+            if exc.code in {"NoSuchKey", "NoSuchObject", "NotFound"}:
+                return False
+            raise
+        return True
+
+
+def open_store(settings: CommonSettings) -> ObjectStore:
+    """Build the store named by KEVOLVE_OBJECTS_URL.
+
+    ``s3://[ACCESS:SECRET@]host:port/bucket[?secure=true]``; credentials may instead come
+    from KEVOLVE_S3_ACCESS_KEY / KEVOLVE_S3_SECRET_KEY (the form a Kubernetes Secret gives).
+    """
+    url = urlparse(settings.objects_url)
+    if url.scheme == "s3":
+        bucket = url.path.strip("/")
+        if not bucket or "/" in bucket:
+            raise ValueError(f"s3 objects URL needs exactly one bucket: {settings.objects_url!r}")
+        secure = parse_qs(url.query).get("secure", [str(settings.s3_secure)])[0].lower() in {"1", "true", "yes"}
+        access = unquote(url.username or "") or settings.s3_access_key
+        secret = unquote(url.password or "") or settings.s3_secret_key
+        client = Minio(f"{url.hostname}:{url.port or (443 if secure else 80)}", access_key=access,
+                       secret_key=secret, secure=secure)
+        return S3Store(client, bucket)
+    path = Path(url.path if url.scheme == "file" else settings.objects_url)
+    return LocalStore(path)

@@ -1,0 +1,117 @@
+"""The kernel spec format (KernelBench's) and the candidate format, as code.
+
+A spec is a Python file with ``class Model(nn.Module)``, ``get_inputs()``,
+``get_init_inputs()`` and module-level size constants (``batch_size = 4096``). Optional:
+``cpu_shapes = {"batch_size": 64}`` (screening sizes for the cpu pool), ``test_cases =
+[{"name": "small", "sizes": {...}}, ...]`` (extra shapes scored per candidate),
+``atol``/``rtol``. A candidate defines ``ModelNew`` with Model's signatures.
+
+Size overrides rewrite the top-level integer assignments before the module runs, so
+derived constants (``dim = 2 * hidden``) follow. Loading executes user code: callers do it
+only inside a sandboxed child process (the evaluator, the profiler, the spec probe).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import types
+from dataclasses import dataclass, field
+
+REQUIRED = ("Model", "get_inputs", "get_init_inputs")
+
+
+class SpecError(ValueError):
+    """The spec source is unusable; the message names what is wrong."""
+
+
+@dataclass
+class SpecOutline:
+    """What the source says without running it."""
+
+    sizes: dict[str, int] = field(default_factory=dict)      # top-level int constants
+    cpu_sizes: dict[str, int] = field(default_factory=dict)  # from cpu_shapes
+    test_cases: list[dict[str, object]] = field(default_factory=list)
+    atol: float | None = None
+    rtol: float | None = None
+    defines: set[str] = field(default_factory=set)
+
+
+def _literal(node: ast.AST) -> object:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def outline(source: str, filename: str = "<spec>") -> SpecOutline:
+    """Parse a spec without executing it; raise SpecError naming a syntax error or a missing name."""
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError as exc:
+        raise SpecError(f"spec does not parse: {exc.msg} (line {exc.lineno})") from exc
+    out = SpecOutline()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.defines.add(node.name)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            out.defines.add(name)
+            value = _literal(node.value)
+            if isinstance(value, bool):
+                continue
+            if isinstance(value, int):
+                out.sizes[name] = value
+            elif name in ("atol", "rtol") and isinstance(value, float):
+                setattr(out, name, value)
+            elif name == "cpu_shapes" and isinstance(value, dict):
+                out.cpu_sizes = {str(k): int(v) for k, v in value.items() if isinstance(v, int)}
+            elif name == "test_cases" and isinstance(value, list):
+                out.test_cases = [c for c in value if isinstance(c, dict)]
+    return out
+
+
+def check_outline(source: str) -> SpecOutline:
+    """Static part of spec validation: parses, and defines Model/get_inputs/get_init_inputs."""
+    out = outline(source)
+    missing = [name for name in REQUIRED if name not in out.defines]
+    if missing:
+        raise SpecError(f"spec lacks {', '.join(missing)} (a spec defines class Model, get_inputs() and get_init_inputs())")
+    return out
+
+
+class _SizeRewriter(ast.NodeTransformer):
+    def __init__(self, sizes: dict[str, int]) -> None:
+        self.sizes = sizes
+        self.applied: set[str] = set()
+
+    def visit_Module(self, node: ast.Module) -> ast.Module:
+        for stmt in node.body:
+            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and stmt.targets[0].id in self.sizes):
+                stmt.value = ast.copy_location(ast.Constant(self.sizes[stmt.targets[0].id]), stmt.value)
+                self.applied.add(stmt.targets[0].id)
+        return node
+
+
+def load_module(source: str, module_name: str, sizes: dict[str, int] | None = None,
+                filename: str | None = None) -> types.ModuleType:
+    """Execute ``source`` as a fresh module named ``module_name``, with size constants overridden.
+
+    The module is registered in sys.modules (Triton's JIT and inspect need a real module);
+    ``filename`` should be a real file holding the source so tracebacks and Triton can read it.
+    """
+    tree = ast.parse(source, filename=filename or module_name)
+    if sizes:
+        rewriter = _SizeRewriter(sizes)
+        tree = rewriter.visit(tree)
+        unknown = set(sizes) - rewriter.applied
+        if unknown:
+            raise SpecError(f"size override names no module-level constant: {', '.join(sorted(unknown))}")
+        ast.fix_missing_locations(tree)
+    module = types.ModuleType(module_name)
+    module.__file__ = filename or f"<{module_name}>"
+    sys.modules[module_name] = module
+    code = compile(tree, module.__file__, "exec")
+    exec(code, module.__dict__)  # noqa: S102 - the caller runs this inside the sandboxed child
+    return module

@@ -1,0 +1,83 @@
+"""The work-queue contract every service relies on, against a real nats-server."""
+
+from __future__ import annotations
+
+import asyncio
+
+from kevolve import subjects
+from kevolve.bus import Bus, Delivery
+from kevolve.config import CommonSettings
+from kevolve.v1 import work_pb2
+
+
+async def test_message_survives_a_consumer_that_dies_before_acking(settings: CommonSettings) -> None:
+    bus = await Bus.connect(settings, "test")
+    await bus.publish(subjects.EXPAND, work_pb2.ExpandRequest(job_id="j1", expansion_id="e1"), msg_id="e1")
+
+    got: list[tuple[str, int]] = []
+    stop = asyncio.Event()
+
+    async def handler(msg: work_pb2.ExpandRequest, delivery: Delivery) -> None:
+        got.append((msg.expansion_id, delivery.num_delivered))
+        stop.set()
+
+    consumer = bus.consumer(subjects.EXPAND, work_pb2.ExpandRequest, handler)
+    # A consumer that takes the message and then "crashes" (never acks).
+    sub = await consumer.subscribe()
+    taken = await sub.fetch(1, timeout=5)
+    assert work_pb2.ExpandRequest.FromString(taken[0].data).expansion_id == "e1"
+    await sub.unsubscribe()
+
+    await asyncio.wait_for(consumer.run(stop), timeout=settings.ack_wait_s + 10)
+    assert got == [("e1", 2)]  # redelivered after AckWait, not lost
+    await bus.close()
+
+
+async def test_duplicate_publish_is_stored_once(settings: CommonSettings) -> None:
+    bus = await Bus.connect(settings, "test")
+    for _ in range(3):
+        await bus.publish(subjects.EXPAND, work_pb2.ExpandRequest(expansion_id="same"), msg_id="same")
+    info = await bus.js.stream_info(subjects.STREAM)
+    assert info.state.messages == 1
+    await bus.close()
+
+
+async def test_malformed_payload_is_terminated_not_looped(settings: CommonSettings) -> None:
+    bus = await Bus.connect(settings, "test")
+    await bus.js.publish(subjects.EXPAND, b"\xff\xff\xff not protobuf")
+    await bus.publish(subjects.EXPAND, work_pb2.ExpandRequest(expansion_id="good"), msg_id="good")
+    seen: list[str] = []
+    stop = asyncio.Event()
+
+    async def handler(msg: work_pb2.ExpandRequest, delivery: Delivery) -> None:
+        seen.append(msg.expansion_id)
+        stop.set()
+
+    await asyncio.wait_for(bus.consumer(subjects.EXPAND, work_pb2.ExpandRequest, handler).run(stop), timeout=10)
+    assert seen == ["good"]
+    await asyncio.sleep(0.2)
+    info = await bus.js.stream_info(subjects.STREAM)
+    assert info.state.messages == 0  # the malformed one was terminated, the good one acked
+    await bus.close()
+
+
+async def test_handler_failure_retries_then_gives_up_with_a_result(settings: CommonSettings) -> None:
+    bus = await Bus.connect(settings, "test")
+    await bus.publish(subjects.EXPAND, work_pb2.ExpandRequest(expansion_id="bad"), msg_id="bad")
+    attempts: list[int] = []
+    gave_up: list[str] = []
+    stop = asyncio.Event()
+
+    async def handler(msg: work_pb2.ExpandRequest, delivery: Delivery) -> None:
+        attempts.append(delivery.num_delivered)
+        raise RuntimeError("boom")
+
+    async def give_up(msg: work_pb2.ExpandRequest, delivery: Delivery, exc: BaseException) -> None:
+        gave_up.append(f"{msg.expansion_id}:{exc}")
+        stop.set()
+
+    consumer = bus.consumer(subjects.EXPAND, work_pb2.ExpandRequest, handler, on_give_up=give_up)
+    await asyncio.wait_for(consumer.run(stop), timeout=30)
+    assert attempts == [1, 2, 3]
+    assert gave_up == ["bad:boom"]
+    await bus.close()
