@@ -124,3 +124,31 @@ class ApproveCandidateResponse(_message.Message):
     CANDIDATE_FIELD_NUMBER: _ClassVar[int]
     candidate: _job_pb2.Candidate
     def __init__(self, candidate: _Optional[_Union[_job_pb2.Candidate, _Mapping]] = ...) -> None: ...
+
+class ExportJobRequest(_message.Message):
+    __slots__ = ("job_id",)
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    def __init__(self, job_id: _Optional[str] = ...) -> None: ...
+
+class ExportJobResponse(_message.Message):
+    __slots__ = ("module_source", "kernels", "fallbacks")
+    MODULE_SOURCE_FIELD_NUMBER: _ClassVar[int]
+    KERNELS_FIELD_NUMBER: _ClassVar[int]
+    FALLBACKS_FIELD_NUMBER: _ClassVar[int]
+    module_source: str
+    kernels: int
+    fallbacks: int
+    def __init__(self, module_source: _Optional[str] = ..., kernels: _Optional[int] = ..., fallbacks: _Optional[int] = ...) -> None: ...
+
+class GetReportRequest(_message.Message):
+    __slots__ = ("job_id",)
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    def __init__(self, job_id: _Optional[str] = ...) -> None: ...
+
+class GetReportResponse(_message.Message):
+    __slots__ = ("html",)
+    HTML_FIELD_NUMBER: _ClassVar[int]
+    html: str
+    def __init__(self, html: _Optional[str] = ...) -> None: ...

@@ -80,6 +80,16 @@ class JobServiceStub:
                 request_serializer=kevolve_dot_v1_dot_service__pb2.ApproveCandidateRequest.SerializeToString,
                 response_deserializer=kevolve_dot_v1_dot_service__pb2.ApproveCandidateResponse.FromString,
                 _registered_method=True)
+        self.ExportJob = channel.unary_unary(
+                '/kevolve.v1.JobService/ExportJob',
+                request_serializer=kevolve_dot_v1_dot_service__pb2.ExportJobRequest.SerializeToString,
+                response_deserializer=kevolve_dot_v1_dot_service__pb2.ExportJobResponse.FromString,
+                _registered_method=True)
+        self.GetReport = channel.unary_unary(
+                '/kevolve.v1.JobService/GetReport',
+                request_serializer=kevolve_dot_v1_dot_service__pb2.GetReportRequest.SerializeToString,
+                response_deserializer=kevolve_dot_v1_dot_service__pb2.GetReportResponse.FromString,
+                _registered_method=True)
 
 
 class JobServiceServicer:
@@ -139,6 +149,20 @@ class JobServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportJob(self, request, context):
+        """One self-contained module dispatching per shape to the best verified kernel, with fallback.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetReport(self, request, context):
+        """The job's HTML report (search tree, fitness over time, per-shape speedups, best code).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_JobServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -186,6 +210,16 @@ def add_JobServiceServicer_to_server(servicer, server):
                     servicer.ApproveCandidate,
                     request_deserializer=kevolve_dot_v1_dot_service__pb2.ApproveCandidateRequest.FromString,
                     response_serializer=kevolve_dot_v1_dot_service__pb2.ApproveCandidateResponse.SerializeToString,
+            ),
+            'ExportJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportJob,
+                    request_deserializer=kevolve_dot_v1_dot_service__pb2.ExportJobRequest.FromString,
+                    response_serializer=kevolve_dot_v1_dot_service__pb2.ExportJobResponse.SerializeToString,
+            ),
+            'GetReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetReport,
+                    request_deserializer=kevolve_dot_v1_dot_service__pb2.GetReportRequest.FromString,
+                    response_serializer=kevolve_dot_v1_dot_service__pb2.GetReportResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -431,6 +465,60 @@ class JobService:
             '/kevolve.v1.JobService/ApproveCandidate',
             kevolve_dot_v1_dot_service__pb2.ApproveCandidateRequest.SerializeToString,
             kevolve_dot_v1_dot_service__pb2.ApproveCandidateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kevolve.v1.JobService/ExportJob',
+            kevolve_dot_v1_dot_service__pb2.ExportJobRequest.SerializeToString,
+            kevolve_dot_v1_dot_service__pb2.ExportJobResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kevolve.v1.JobService/GetReport',
+            kevolve_dot_v1_dot_service__pb2.GetReportRequest.SerializeToString,
+            kevolve_dot_v1_dot_service__pb2.GetReportResponse.FromString,
             options,
             channel_credentials,
             insecure,

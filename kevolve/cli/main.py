@@ -1,0 +1,256 @@
+"""The `kevolve` command: run the system on one machine, submit and follow jobs, vet kernels."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from kevolve.cli.client import TERMINAL, ClientError, JobClient, resolve_target
+from kevolve.cli.launcher import find_running, start_system
+from kevolve.config import REPO_ROOT
+from kevolve.v1 import common_pb2, job_pb2
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="kevolve: search Triton kernels that are proven correct and faster than torch.compile.")
+console = Console()
+err = Console(stderr=True)
+
+RunDir = Annotated[Path, typer.Option("--run-dir", help="where `kevolve up` keeps its state",
+                                      envvar="KEVOLVE_RUN_DIR")]
+Target = Annotated[str | None, typer.Option("--target", help="controller gRPC HOST:PORT (default: the local `up`)")]
+DEFAULT_RUN_DIR = Path(".kevolve")
+
+POLICIES = {"greedy": job_pb2.GREEDY, "mcts": job_pb2.MCTS, "evolutionary": job_pb2.EVOLUTIONARY,
+            "random": job_pb2.RANDOM}
+
+
+def _client(target: str | None, run_dir: Path) -> JobClient:
+    try:
+        return JobClient(resolve_target(target, run_dir))
+    except ClientError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from exc
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    err.print(f"[red]error:[/] {exc}")
+    return typer.Exit(1)
+
+
+def _job_table(job: job_pb2.Job) -> Table:
+    table = Table(show_header=False, box=None)
+    unit = "speedup vs torch.compile" if job.fitness_is_speed else "correctness only (no speed on this platform)"
+    rows = [
+        ("job", job.job_id), ("spec", job.spec.name), ("platform", job.platform),
+        ("state", job_pb2.JobState.Name(job.state)), ("end reason", job.end_reason or "-"),
+        ("candidates", f"{job.candidates} created, {job.evaluated} evaluated, {job.passed} passed"),
+        ("best", f"{job.best_node_id or '-'}  fitness {job.best_fitness:.3f} ({unit})"),
+        ("LLM usage", f"{job.usage.prompt_tokens + job.usage.completion_tokens} tokens, ${job.usage.cost_usd:.4f}"),
+    ]
+    for key, value in rows:
+        table.add_row(f"[bold]{key}[/]", value)
+    return table
+
+
+def follow(client: JobClient, job_id: str, budget: int) -> job_pb2.Job:
+    """Live progress until the job ends: a bar of candidates evaluated and the best fitness."""
+    job = client.get(job_id)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TextColumn("{task.fields[best]}"), TimeElapsedColumn(), console=console) as progress:
+        task = progress.add_task("evaluated", total=budget or max(job.candidates, 1), best="")
+        for event in client.watch(job_id):
+            job = event.job if event.HasField("job") else job
+            unit = "x" if job.fitness_is_speed else " (pass)"
+            progress.update(task, completed=job.evaluated, total=max(budget, job.candidates),
+                            best=f"best fitness {job.best_fitness:.3f}{unit}")
+            if event.kind == "evaluated" and event.HasField("candidate"):
+                c = event.candidate
+                verdict = common_pb2.Verdict.Name(c.verdict)
+                progress.console.print(f"  {c.node_id[:12]} gen {c.generation} {verdict:<16} "
+                                       f"fitness {c.fitness:.3f}  {c.reason[:80]}")
+            if job.state in TERMINAL:
+                break
+    return client.get(job_id)
+
+
+@app.command()
+def up(run_dir: RunDir = DEFAULT_RUN_DIR,
+       platform: Annotated[list[str], typer.Option("--platform", help="evaluator pools to start")] = ["cpu"],
+       port: Annotated[int, typer.Option(help="controller gRPC port (0 = free port)")] = 50051) -> None:
+    """Start the whole system on this machine (embedded NATS, SQLite, local object store) and stay up."""
+    if find_running(run_dir):
+        raise _fail(RuntimeError(f"kevolve is already running under {run_dir}"))
+    system = start_system(run_dir, tuple(platform), grpc_port=port)
+    console.print(f"kevolve is up: gRPC {system.grpc_target}, NATS {system.nats.url}, logs in {run_dir / 'logs'}")
+    try:
+        while True:
+            time.sleep(1)
+            for name in system.supervise_once():
+                err.print(f"[yellow]restarted {name}[/] (see {run_dir / 'logs' / (name + '.log')})")
+    except KeyboardInterrupt:
+        console.print("stopping...")
+    finally:
+        system.stop()
+
+
+@app.command()
+def submit(spec: Path, platform: str = "cpu", budget: int = 8,
+           policy: Annotated[str, typer.Option(help="greedy|mcts|evolutionary|random")] = "greedy",
+           parallelism: int = 2, seed: int = 1, no_reuse: bool = False,
+           wait: Annotated[bool, typer.Option("--follow/--no-follow")] = True,
+           target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
+    """Submit a spec (KernelBench format) and follow the job."""
+    if policy not in POLICIES:
+        raise _fail(ValueError(f"--policy must be one of {', '.join(POLICIES)}"))
+    client = _client(target, run_dir)
+    config = job_pb2.JobConfig(budget=budget, policy=POLICIES[policy], parallelism=parallelism, seed=seed,
+                               no_reuse=no_reuse)
+    try:
+        job = client.submit(spec, platform, config)
+        console.print(f"submitted job [bold]{job.job_id}[/]")
+        if wait:
+            job = follow(client, job.job_id, budget)
+            console.print(_job_table(job))
+    except ClientError as exc:
+        raise _fail(exc) from exc
+
+
+@app.command()
+def status(job_id: str, target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
+    """Show a job's state and best result."""
+    try:
+        console.print(_job_table(_client(target, run_dir).get(job_id)))
+    except ClientError as exc:
+        raise _fail(exc) from exc
+
+
+@app.command()
+def candidates(job_id: str, target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
+    """List a job's candidate nodes."""
+    try:
+        nodes = _client(target, run_dir).candidates(job_id)
+    except ClientError as exc:
+        raise _fail(exc) from exc
+    table = Table("node", "parent", "gen", "verdict", "fitness", "decided by", "reason")
+    for c in nodes:
+        table.add_row(c.node_id[:12], c.parent_id[:12] or "-", str(c.generation), common_pb2.Verdict.Name(c.verdict),
+                      f"{c.fitness:.3f}", c.decided_by, c.reason[:60])
+    console.print(table)
+
+
+@app.command()
+def best(job_id: str, output: Annotated[Path, typer.Option("-o", "--output")] = Path("kernel.py"),
+         target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
+    """Write the job's best verified kernel to a file."""
+    try:
+        reply = _client(target, run_dir).best(job_id)
+    except ClientError as exc:
+        raise _fail(exc) from exc
+    output.write_text(reply.code)
+    c = reply.candidate
+    console.print(f"wrote {output}: node {c.node_id}, {common_pb2.Verdict.Name(c.verdict)}, "
+                  f"fitness {c.fitness:.3f} on {reply.platform}")
+
+
+@app.command()
+def cancel(job_id: str, target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
+    """Cancel a job (candidates already evaluated are kept)."""
+    try:
+        console.print(_job_table(_client(target, run_dir).cancel(job_id)))
+    except ClientError as exc:
+        raise _fail(exc) from exc
+
+
+@app.command(name="eval")
+def eval_(spec: Path, candidate: Path, platform: str = "cpu", as_json: Annotated[bool, typer.Option("--json")] = False
+          ) -> None:
+    """Evaluate one candidate against a spec with exactly the checks a job uses (exit 0 only on a pass)."""
+    args = [sys.executable, "-m", "services.evaluator", "eval", str(spec), str(candidate), "--platform", platform]
+    if as_json:
+        args.append("--json")
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    raise typer.Exit(subprocess.call(args, env=env))
+
+
+@app.command()
+def export(job_id: str, output: Annotated[Path, typer.Option("-o", "--output")] = Path("kevolve_kernels.py"),
+           target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
+    """Write one module dispatching each shape to its best verified kernel (PyTorch fallback elsewhere)."""
+    from kevolve.v1 import service_pb2
+
+    client = _client(target, run_dir)
+    try:
+        reply = client._call("ExportJob", service_pb2.ExportJobRequest(job_id=job_id))
+    except ClientError as exc:
+        raise _fail(exc) from exc
+    output.write_text(reply.module_source)  # type: ignore[attr-defined]
+    console.print(f"wrote {output}: {reply.kernels} kernel(s), {reply.fallbacks} shape(s) fall back to PyTorch")  # type: ignore[attr-defined]
+
+
+@app.command()
+def report(job_id: str, output: Annotated[Path, typer.Option("-o", "--output")] = Path("report.html"),
+           target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
+    """Write the job's HTML report (search tree, fitness over time, per-shape speedups, best code)."""
+    from kevolve.v1 import service_pb2
+
+    client = _client(target, run_dir)
+    try:
+        reply = client._call("GetReport", service_pb2.GetReportRequest(job_id=job_id))
+    except ClientError as exc:
+        raise _fail(exc) from exc
+    output.write_text(reply.html)  # type: ignore[attr-defined]
+    console.print(f"wrote {output}")
+
+
+@app.command()
+def demo(spec: Path = REPO_ROOT / "examples" / "softmax.py", budget: int = 6, platform: str = "cpu",
+         run_dir: RunDir = Path(".kevolve/demo")) -> None:
+    """Start everything, run one job on an example spec, show where the best kernel went, stop."""
+    console.print(f"starting NATS and the five services under {run_dir} ...")
+    system = start_system(run_dir, (platform,))
+    client = JobClient(system.grpc_target)
+    try:
+        config = job_pb2.JobConfig(budget=budget, policy=job_pb2.GREEDY, parallelism=2, seed=7, no_reuse=True)
+        job = client.submit(spec, platform, config)
+        console.print(f"submitted {spec.name} as job [bold]{job.job_id}[/] (platform {platform}, budget {budget})")
+        job = follow(client, job.job_id, budget)
+        console.print(_job_table(job))
+        if job.best_node_id:
+            reply = client.best(job.job_id)
+            out = run_dir / f"best_{spec.stem}.py"
+            out.write_text(reply.code)
+            verdict = common_pb2.Verdict.Name(reply.candidate.verdict)
+            console.print(f"[green]best kernel written to {out.resolve()}[/]: {verdict} (passed correctness) "
+                          f"on platform {reply.platform}")
+        else:
+            raise _fail(RuntimeError(f"no candidate passed ({job.end_reason}); logs in {run_dir / 'logs'}"))
+    except ClientError as exc:
+        raise _fail(exc) from exc
+    finally:
+        client.close()
+        system.stop()
+
+
+def _bench_command() -> None:
+    """`kevolve bench` is registered only once its implementation module exists."""
+    try:
+        from kevolve.cli import bench as bench_module  # noqa: F401
+    except ImportError:
+        return
+    if hasattr(bench_module, "register"):
+        bench_module.register(app)
+
+
+_bench_command()
+
+if __name__ == "__main__":
+    app()
