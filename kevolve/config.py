@@ -29,7 +29,13 @@ class CommonSettings(BaseSettings):
     s3_access_key: str = ""
     s3_secret_key: str = ""
     s3_secure: bool = False
+    # Per-request connect/read timeout for S3: a blackholed endpoint must fail, not hang
+    # (minio's own default is five minutes per try).
+    s3_timeout_s: float = Field(20.0, gt=0, le=600)
     kb_dir: Path = Field(REPO_ROOT / "kb", description="knowledge base root")
+    # Address of each service's /metrics listener: all interfaces in a pod (Prometheus
+    # scrapes the pod IP); tests and single-machine runs pin it to 127.0.0.1.
+    metrics_host: str = "0.0.0.0"
     log_json: bool = False
     log_level: str = "info"
     # How long a consumer may hold a work message before JetStream redelivers it.

@@ -12,13 +12,17 @@ import io
 import os
 import re
 import tempfile
+from collections.abc import Callable
+from functools import wraps
 from pathlib import Path
-from typing import Protocol
+from typing import ParamSpec, Protocol, TypeVar
 from urllib.parse import parse_qs, unquote, urlparse
 
+import certifi
+import urllib3
 from minio import Minio
 from minio.error import S3Error
-from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
+from tenacity import retry, retry_if_exception_type, stop_after_attempt, stop_after_delay, wait_exponential
 
 from kevolve.config import CommonSettings
 
@@ -27,6 +31,10 @@ _KEY = re.compile(r"^[a-z0-9_-]+(/[A-Za-z0-9._-]+)+$")
 
 class ObjectNotFound(KeyError):
     """The key names no object."""
+
+
+class ObjectStoreUnavailable(ConnectionError):
+    """The S3 endpoint could not be reached (refused, timed out, reset) after bounded retries."""
 
 
 def content_key(data: bytes, prefix: str, suffix: str = "") -> str:
@@ -76,20 +84,48 @@ class LocalStore:
         return (self.root / check_key(key)).exists()
 
 
-_transient = retry(
-    retry=retry_if_exception_type((OSError, ConnectionError)),
-    wait=wait_exponential(multiplier=0.2, max=5),
-    stop=stop_after_attempt(5),
-    reraise=True,
-)
+# Network failures surface from minio as urllib3 errors (MaxRetryError, ProtocolError...),
+# which are not OSErrors; both kinds are transient. Retrying a put is safe: keys are
+# content-addressed. The attempt and delay caps bound how long a dead endpoint can stall a
+# caller; the per-request timeout (KEVOLVE_S3_TIMEOUT_S) bounds each attempt.
+_NETWORK_ERRORS = (OSError, urllib3.exceptions.HTTPError)
+_ATTEMPTS = 4
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _transient(fn: Callable[P, R]) -> Callable[P, R]:
+    retrying = retry(
+        retry=retry_if_exception_type(_NETWORK_ERRORS),
+        wait=wait_exponential(multiplier=0.2, max=5),
+        stop=stop_after_attempt(_ATTEMPTS) | stop_after_delay(120),
+        reraise=True,
+    )(fn)
+
+    @wraps(fn)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return retrying(*args, **kwargs)
+        except ObjectStoreUnavailable:
+            raise
+        except _NETWORK_ERRORS as exc:
+            store = args[0] if args else None
+            where = getattr(store, "where", "the S3 endpoint")
+            raise ObjectStoreUnavailable(
+                f"object store {where} unreachable after {_ATTEMPTS} attempts ({fn.__name__}): {exc}"
+            ) from exc
+
+    return call
 
 
 class S3Store:
     """A bucket on any S3-compatible server through the minio client, with retries."""
 
-    def __init__(self, client: Minio, bucket: str) -> None:
+    def __init__(self, client: Minio, bucket: str, endpoint: str = "") -> None:
         self.client = client
         self.bucket = bucket
+        self.where = f"s3://{endpoint}/{bucket}" if endpoint else f"bucket {bucket!r}"
         self._ensure_bucket()
 
     @_transient
@@ -146,8 +182,20 @@ def open_store(settings: CommonSettings) -> ObjectStore:
         secure = parse_qs(url.query).get("secure", [str(settings.s3_secure)])[0].lower() in {"1", "true", "yes"}
         access = unquote(url.username or "") or settings.s3_access_key
         secret = unquote(url.password or "") or settings.s3_secret_key
-        client = Minio(f"{url.hostname}:{url.port or (443 if secure else 80)}", access_key=access,
-                       secret_key=secret, secure=secure)
-        return S3Store(client, bucket)
+        timeout = settings.s3_timeout_s
+        # One quick urllib3 retry for 5xx answers; connection-level retries are _transient's,
+        # so the total wait stays bounded (minio's default client retries 5x with 5-minute
+        # timeouts).
+        http = urllib3.PoolManager(
+            timeout=urllib3.Timeout(connect=min(timeout, 10.0), read=timeout),
+            maxsize=10,
+            # TLS verification exactly as minio's own client does it.
+            cert_reqs="CERT_REQUIRED",
+            ca_certs=os.environ.get("SSL_CERT_FILE") or certifi.where(),
+            retries=urllib3.Retry(total=1, backoff_factor=0.2, status_forcelist=[500, 502, 503, 504]),
+        )
+        endpoint = f"{url.hostname}:{url.port or (443 if secure else 80)}"
+        client = Minio(endpoint, access_key=access, secret_key=secret, secure=secure, http_client=http)
+        return S3Store(client, bucket, endpoint)
     path = Path(url.path if url.scheme == "file" else settings.objects_url)
     return LocalStore(path)

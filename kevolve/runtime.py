@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable
 import structlog
 from prometheus_client import Gauge, start_http_server
 
+from kevolve.config import CommonSettings
+
 UP = Gauge("kevolve_service_up", "1 while the service process is running and connected", ["service"])
 
 
@@ -35,10 +37,13 @@ def configure_logging(json_logs: bool, level: str = "info") -> None:
     )
 
 
-def serve_metrics(port: int) -> None:
-    """Expose /metrics on ``port`` (0 disables it, as the single-machine tests do)."""
+def serve_metrics(port: int, addr: str | None = None) -> None:
+    """Expose /metrics on ``port`` (0 disables it, as the single-machine tests do).
+
+    ``addr`` defaults to KEVOLVE_METRICS_HOST (all interfaces unless set).
+    """
     if port:
-        start_http_server(port, addr="0.0.0.0")
+        start_http_server(port, addr=addr if addr is not None else CommonSettings().metrics_host)
 
 
 def stop_event_on_signals() -> asyncio.Event:
