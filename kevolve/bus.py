@@ -105,8 +105,14 @@ class Bus:
             await self.js.update_stream(config)
 
     async def publish(self, subject: str, message: Message, msg_id: str | None = None) -> None:
-        """Publish to JetStream and wait for the server's ack; ``msg_id`` de-duplicates retries."""
-        headers = {"Nats-Msg-Id": msg_id} if msg_id else None
+        """Publish to JetStream and wait for the server's ack; ``msg_id`` de-duplicates retries.
+
+        JetStream de-duplicates per stream, not per subject, and every hop of one expansion
+        naturally uses the expansion id: the subject is folded into the id so that the
+        retriever's GenerateRequest is not dropped as a duplicate of the controller's
+        ExpandRequest (or the generator's candidate of either).
+        """
+        headers = {"Nats-Msg-Id": f"{subject}:{msg_id}"} if msg_id else None
         await self.js.publish(subject, message.SerializeToString(), headers=headers)
 
     async def publish_event(self, subject: str, message: Message) -> None:

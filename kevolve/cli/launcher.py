@@ -99,12 +99,12 @@ def base_env(run_dir: Path, nats_url: str) -> dict[str, str]:
 
 
 def start_system(run_dir: Path, platforms: tuple[str, ...] = ("cpu",), grpc_port: int = 0,
-                 timeout_s: float = 60.0) -> LocalSystem:
+                 timeout_s: float = 60.0, extra_env: dict[str, str] | None = None) -> LocalSystem:
     run_dir = run_dir.resolve()
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     nats = start_nats(run_dir / "nats", log_file=run_dir / "logs" / "nats.log")
     system = LocalSystem(run_dir=run_dir, nats=nats)
-    env = base_env(run_dir, nats.url)
+    env = {**base_env(run_dir, nats.url), **(extra_env or {})}
     port_file = run_dir / "controller.port"
     port_file.unlink(missing_ok=True)
     py = sys.executable
