@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -90,6 +91,11 @@ def up(run_dir: RunDir = DEFAULT_RUN_DIR,
     if find_running(run_dir):
         raise _fail(RuntimeError(f"kevolve is already running under {run_dir}"))
     system = start_system(run_dir, tuple(platform), grpc_port=port)
+
+    def _terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM (systemd, kill) stops as cleanly as Ctrl-C
+
+    signal.signal(signal.SIGTERM, _terminate)
     console.print(f"kevolve is up: gRPC {system.grpc_target}, NATS {system.nats.url}, logs in {run_dir / 'logs'}")
     try:
         while True:

@@ -1,0 +1,427 @@
+"""Benchmark-suite results: the data model, its JSON form, the totals, and the markdown/HTML report.
+
+The runner (kevolve/cli/bench.py) fills a ``BenchResult`` from the JobService; this module
+only reads it, so a GPU run's raw JSON can be committed and re-rendered anywhere.
+
+Honesty rules the report enforces (a user reads these numbers as claims):
+- On a platform without speed (cpu interpreter) it reports correctness only, never a time.
+- A spec whose best kernel is not faster than torch.compile, or has no correct kernel, is
+  reported as "falls back to PyTorch (<reason>)"; its fallback speedup is 1.0, not more.
+- Bandwidth and FLOP/s fractions appear only when the copy bandwidth / peak were given.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class CaseTiming:
+    """One shape of one spec, as the evaluator measured it for the best node."""
+
+    name: str
+    sizes: dict[str, int] = field(default_factory=dict)
+    passed: bool = False
+    candidate_ms: float = 0.0
+    eager_ms: float = 0.0
+    compile_ms: float = 0.0
+    bytes_moved: float = 0.0
+    flops: float = 0.0
+    simulated: bool = False
+
+
+@dataclass
+class SpecResult:
+    """What one job on one suite spec produced."""
+
+    spec: str
+    job_id: str = ""
+    state: str = ""                 # JobState name, or "NOT_RUN" when the runner could not submit
+    end_reason: str = ""
+    best_node_id: str = ""
+    best_verdict: str = ""          # Verdict name of the best node
+    correct: bool = False
+    speed_measured: bool = False
+    cases: list[CaseTiming] = field(default_factory=list)
+    main_case: str = ""             # which case is the spec's production shape
+    candidates: int = 0
+    evaluated: int = 0
+    passed: int = 0
+    wall_s: float = 0.0             # submit -> terminal state
+    device_s: float = 0.0           # summed evaluation durations on the target platform
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    error: str = ""                 # runner-side failure (submit refused, timeout...)
+    failures: str = ""              # when no kernel is correct: the commonest verdicts and reason
+
+    def main(self) -> CaseTiming | None:
+        for case in self.cases:
+            if case.name == self.main_case:
+                return case
+        return self.cases[0] if self.cases else None
+
+
+@dataclass
+class BenchResult:
+    platform: str
+    suite: str = ""
+    budget: int = 0
+    policy: str = ""
+    started_at: float = 0.0
+    finished_at: float = 0.0
+    device: str = ""                # e.g. the GPU name from the evaluator's environment
+    copy_bw_gbs: float | None = None  # measured device copy bandwidth (read + write), GB/s
+    peak_tflops: float | None = None  # peak FLOP/s used for compute-bound specs, TFLOP/s
+    specs: list[SpecResult] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> BenchResult:
+        raw = json.loads(text)
+        specs = []
+        for s in raw.pop("specs", []):
+            cases = [CaseTiming(**c) for c in s.pop("cases", [])]
+            specs.append(SpecResult(**s, cases=cases))
+        return cls(**raw, specs=specs)
+
+
+def measure_copy_bandwidth_gbs(nbytes: int = 1 << 30, iters: int = 20) -> float | None:
+    """Device-to-device copy bandwidth (read + write bytes per second) in GB/s; None without a GPU.
+
+    torch is imported here only, so reading and rendering results needs nothing but the stdlib.
+    """
+    import torch
+
+    if not torch.cuda.is_available():
+        return None
+    src = torch.empty(nbytes // 4, dtype=torch.float32, device="cuda").uniform_()
+    dst = torch.empty_like(src)
+    for _ in range(3):  # warm-up: first copies pay for clocks ramping up
+        dst.copy_(src)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(iters):
+        dst.copy_(src)
+    end.record()
+    torch.cuda.synchronize()
+    seconds = start.elapsed_time(end) * 1e-3 / iters
+    return 2 * src.numel() * 4 / seconds / 1e9
+
+
+# --------------------------------------------------------------------------- per spec
+
+
+@dataclass
+class SpecRow:
+    """A spec's line of the report: derived numbers, with None where they do not exist."""
+
+    spec: str
+    correct: bool
+    verdict: str
+    eager_ms: float | None
+    compile_ms: float | None
+    kernel_ms: float | None
+    speedup_eager: float | None
+    speedup_compile: float | None
+    bw_frac: float | None
+    flops_frac: float | None
+    compute_bound: bool
+    uses_kernel: bool
+    note: str
+
+
+def _has_speed(result: BenchResult, spec: SpecResult) -> bool:
+    return spec.speed_measured and result.platform != "cpu"
+
+
+def spec_row(result: BenchResult, spec: SpecResult) -> SpecRow:
+    verdict = spec.best_verdict or spec.state or "NOT_RUN"
+    case = spec.main()
+    timed = (_has_speed(result, spec) and spec.correct and case is not None
+             and case.candidate_ms > 0 and case.compile_ms > 0)
+    if not timed or case is None:
+        if spec.error:
+            note = f"falls back to PyTorch (not run: {spec.error})"
+        elif not spec.correct:
+            why = "; ".join(x for x in (spec.end_reason or verdict, spec.failures) if x)
+            note = f"falls back to PyTorch (no correct kernel: {why})"
+        elif not _has_speed(result, spec):
+            note = "correct (no speed on this platform)"
+        else:
+            note = "falls back to PyTorch (no timing for the production shape)"
+        return SpecRow(spec.spec, spec.correct, verdict, None, None, None, None, None, None, None, False,
+                       False, note)
+    s_compile = case.compile_ms / case.candidate_ms
+    s_eager = case.eager_ms / case.candidate_ms if case.eager_ms > 0 else None
+    seconds = case.candidate_ms * 1e-3
+    bw_frac = (case.bytes_moved / seconds / (result.copy_bw_gbs * 1e9)
+               if result.copy_bw_gbs and case.bytes_moved > 0 else None)
+    compute_bound = False
+    flops_frac = None
+    if result.peak_tflops and result.copy_bw_gbs and case.bytes_moved > 0:
+        # Roofline ridge: above peak/bandwidth FLOPs per byte, the spec is limited by compute.
+        ridge = result.peak_tflops * 1e12 / (result.copy_bw_gbs * 1e9)
+        compute_bound = case.flops / case.bytes_moved > ridge
+        if compute_bound:
+            flops_frac = case.flops / seconds / (result.peak_tflops * 1e12)
+    uses_kernel = s_compile > 1.0
+    if uses_kernel:
+        note = f"kernel {s_compile:.2f}x faster than torch.compile"
+        if case.eager_ms and case.eager_ms < case.candidate_ms:
+            # torch.compile is not always the fastest PyTorch path (it loses to eager on some
+            # launch-bound and matmul shapes): say so rather than let the speedup read as a win.
+            note += f"; eager PyTorch is faster still ({case.eager_ms:.4g} ms)"
+    else:
+        note = (f"falls back to PyTorch (best kernel {case.candidate_ms:.4g} ms is not faster than "
+                f"torch.compile {case.compile_ms:.4g} ms)")
+    return SpecRow(spec.spec, True, verdict, case.eager_ms or None, case.compile_ms, case.candidate_ms,
+                   s_eager, s_compile, bw_frac, flops_frac, compute_bound, uses_kernel, note)
+
+
+# --------------------------------------------------------------------------- totals
+
+
+@dataclass
+class Totals:
+    specs: int
+    correct: int
+    correctness_rate: float
+    speed: bool                     # False: the platform gives no speed, the fields below are None
+    fast_1: float | None            # share of all specs correct AND faster than torch.compile
+    fast_1_5: float | None          # ... and at least 1.5x faster
+    geomean_speedup: float | None   # over correct, timed specs: best kernel vs torch.compile, raw
+    geomean_with_fallback: float | None  # every spec; fallback (PyTorch) counts as 1.0
+    candidates: int
+    wall_s: float
+    device_s: float
+    tokens: int
+    cost_usd: float
+
+
+def fast_p(rows: list[SpecRow], p: float) -> float:
+    """KernelBench's fast_p: the share of ALL specs that are correct and more than p times faster."""
+    if not rows:
+        return 0.0
+    wins = sum(1 for r in rows if r.correct and r.speedup_compile is not None and r.speedup_compile > p)
+    return wins / len(rows)
+
+
+def geomean(values: list[float]) -> float | None:
+    if not values:
+        return None
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def totals(result: BenchResult) -> Totals:
+    rows = [spec_row(result, s) for s in result.specs]
+    n = len(rows)
+    correct = sum(1 for r in rows if r.correct)
+    speed = result.platform != "cpu" and any(_has_speed(result, s) for s in result.specs)
+    timed = [r.speedup_compile for r in rows if r.speedup_compile is not None]
+    with_fallback = [max(1.0, r.speedup_compile) if r.speedup_compile is not None else 1.0 for r in rows]
+    return Totals(
+        specs=n, correct=correct, correctness_rate=correct / n if n else 0.0, speed=speed,
+        fast_1=fast_p(rows, 1.0) if speed else None,
+        fast_1_5=fast_p(rows, 1.5) if speed else None,
+        geomean_speedup=geomean(timed) if speed else None,
+        geomean_with_fallback=geomean(with_fallback) if speed and rows else None,
+        candidates=sum(s.candidates for s in result.specs),
+        wall_s=sum(s.wall_s for s in result.specs),
+        device_s=sum(s.device_s for s in result.specs),
+        tokens=sum(s.prompt_tokens + s.completion_tokens for s in result.specs),
+        cost_usd=sum(s.cost_usd for s in result.specs),
+    )
+
+
+# --------------------------------------------------------------------------- rendering helpers
+
+
+def _f(value: float | None, fmt: str = "{:.3f}", none: str = "–") -> str:
+    return none if value is None else fmt.format(value)
+
+
+def _pct(value: float | None) -> str:
+    return _f(None if value is None else 100 * value, "{:.0f}%")
+
+
+def _header(result: BenchResult) -> list[str]:
+    lines = [f"platform `{result.platform}`" + (f" ({result.device})" if result.device else ""),
+             f"suite `{result.suite}`, budget {result.budget} candidates per spec, "
+             f"policy {result.policy or 'default'}"]
+    if result.platform == "cpu" or not any(s.speed_measured for s in result.specs):
+        lines.append("This platform measures correctness only (Triton interpreter or no timings): "
+                     "no speed is reported.")
+    else:
+        bw = (f"copy bandwidth {result.copy_bw_gbs:.0f} GB/s (read+write)" if result.copy_bw_gbs
+              else "copy bandwidth not measured: no bandwidth fractions")
+        peak = (f"peak {result.peak_tflops:.0f} TFLOP/s" if result.peak_tflops
+                else "no peak FLOP/s given: no FLOP/s fractions")
+        lines.append(f"{bw}; {peak}. Speedups are over the production shape; a kernel not faster than "
+                     "torch.compile falls back to PyTorch.")
+        if any(c.simulated for s in result.specs for c in s.cases):
+            lines.append("Times marked simulated are estimates from a machine model, not measurements.")
+    return lines
+
+
+def _totals_lines(t: Totals) -> list[tuple[str, str]]:
+    out = [("specs", str(t.specs)), ("correct", f"{t.correct}/{t.specs} ({100 * t.correctness_rate:.0f}%)")]
+    if t.speed:
+        out += [("fast_1 (correct and faster than torch.compile)", _pct(t.fast_1)),
+                ("fast_1.5 (correct and >1.5x torch.compile)", _pct(t.fast_1_5)),
+                ("geomean speedup over torch.compile (correct, timed specs)",
+                 _f(t.geomean_speedup, "{:.3f}x")),
+                ("geomean speedup with fallback (all specs, fallback = 1.0x)", _f(t.geomean_with_fallback,
+                                                                                   "{:.3f}x"))]
+    out += [("search cost: candidates", str(t.candidates)),
+            ("search cost: job wall time", f"{t.wall_s:.0f} s"),
+            ("search cost: evaluation time on the target (GPU time on a GPU platform)",
+             f"{t.device_s:.0f} s"),
+            ("search cost: LLM tokens / USD", f"{t.tokens} / ${t.cost_usd:.2f}")]
+    return out
+
+
+def render_markdown(result: BenchResult) -> str:
+    rows = [spec_row(result, s) for s in result.specs]
+    t = totals(result)
+    lines = [f"# kevolve benchmark suite: {result.platform}", ""]
+    lines += [f"{line}  " for line in _header(result)] + ["", "## Totals", "", "| | |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in _totals_lines(t)]
+    lines += ["", "## Per spec", ""]
+    if t.speed:
+        lines += ["| spec | correct | eager ms | torch.compile ms | kernel ms | vs eager | vs compile "
+                  "| %copy BW | %peak FLOP/s | outcome |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            flops_pct = _pct(r.flops_frac) if r.compute_bound else "–"
+            lines.append(f"| `{r.spec}` | {'yes' if r.correct else 'no'} ({r.verdict}) "
+                         f"| {_f(r.eager_ms, '{:.4g}')} | {_f(r.compile_ms, '{:.4g}')} "
+                         f"| {_f(r.kernel_ms, '{:.4g}')} "
+                         f"| {_f(r.speedup_eager, '{:.2f}x')} | {_f(r.speedup_compile, '{:.2f}x')} "
+                         f"| {_pct(r.bw_frac)} | {flops_pct} | {r.note} |")
+    else:
+        lines += ["| spec | correct | verdict | candidates | outcome |", "|---|---|---|---|---|"]
+        for r, s in zip(rows, result.specs):
+            lines.append(f"| `{r.spec}` | {'yes' if r.correct else 'no'} | {r.verdict} | {s.candidates} "
+                         f"| {r.note} |")
+    cases = [(s, c) for s in result.specs for c in s.cases]
+    if t.speed and cases:
+        lines += ["", "## Per shape (best node of each job)", "",
+                  "| spec | case | sizes | passed | eager ms | torch.compile ms | kernel ms | vs compile "
+                  "| runs |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for s, c in cases:
+            # A kernel time is shown only for a correct kernel: an incorrect one's speed means nothing.
+            ok = c.passed and s.correct and _has_speed(result, s)
+            kernel_ms = c.candidate_ms if ok and c.candidate_ms > 0 else None
+            sp = c.compile_ms / kernel_ms if kernel_ms and c.compile_ms > 0 else None
+            sizes = ", ".join(f"{k}={v}" for k, v in sorted(c.sizes.items()))
+            sim = " (simulated)" if c.simulated and kernel_ms else ""
+            runs = "kernel" if sp is not None and sp > 1.0 else "PyTorch (fallback)"
+            lines.append(f"| `{s.spec}` | {c.name} | {sizes} | {'yes' if c.passed else 'no'} "
+                         f"| {_f(c.eager_ms or None, '{:.4g}')} | {_f(c.compile_ms or None, '{:.4g}')} "
+                         f"| {_f(kernel_ms, '{:.4g}')}{sim} | {_f(sp, '{:.2f}x')} | {runs} |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- HTML with inline SVG
+
+
+def svg_bars(title: str, items: list[tuple[str, float | None]], unit: str = "", ref: float | None = None,
+             colors: list[str] | None = None) -> str:
+    """A horizontal bar chart as inline SVG (no plotting library needed): one bar per label.
+
+    ``None`` values draw no bar and say "n/a"; ``ref`` draws a dashed reference line (1.0x).
+    """
+    label_w, bar_w, row_h, top = 230, 420, 20, 28
+    finite = [v for _, v in items if v is not None and math.isfinite(v)]
+    vmax = max(finite + ([ref] if ref else []) + [1e-12])
+    height = top + row_h * len(items) + 10
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{label_w + bar_w + 90}" '
+             f'height="{height}" role="img" aria-label="{html.escape(title)}">',
+             f'<text x="4" y="16" font-weight="bold" font-size="13">{html.escape(title)}</text>']
+    for i, (label, value) in enumerate(items):
+        y = top + i * row_h
+        parts.append(f'<text x="{label_w - 6}" y="{y + 14}" text-anchor="end" font-size="11">'
+                     f'{html.escape(label)}</text>')
+        if value is None or not math.isfinite(value):
+            parts.append(f'<text x="{label_w + 4}" y="{y + 14}" font-size="11" fill="#888">n/a</text>')
+            continue
+        w = max(1.0, bar_w * value / vmax)
+        color = colors[i] if colors else "#4878d0"
+        parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{row_h - 6}" fill="{color}">'
+                     f'<title>{html.escape(label)}: {value:.4g}{unit}</title></rect>')
+        parts.append(f'<text x="{label_w + w + 4:.1f}" y="{y + 14}" font-size="11">{value:.3g}{unit}</text>')
+    if ref:
+        x = label_w + bar_w * ref / vmax
+        parts.append(f'<line x1="{x:.1f}" y1="{top - 4}" x2="{x:.1f}" y2="{height - 6}" stroke="#c00" '
+                     f'stroke-dasharray="4 3"><title>{ref:g}{unit}</title></line>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _table(header: list[str], body: list[list[str]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def render_html(result: BenchResult) -> str:
+    rows = [spec_row(result, s) for s in result.specs]
+    t = totals(result)
+    charts: list[str] = []
+    if t.speed:
+        green, grey = "#3a923a", "#999999"
+        charts.append(svg_bars("Speedup of the best kernel over torch.compile (grey: falls back to PyTorch)",
+                               [(r.spec, r.speedup_compile) for r in rows], "x", ref=1.0,
+                               colors=[green if r.uses_kernel else grey for r in rows]))
+        charts.append(svg_bars("Speedup of the best kernel over eager PyTorch",
+                               [(r.spec, r.speedup_eager) for r in rows], "x", ref=1.0))
+        if result.copy_bw_gbs:
+            charts.append(svg_bars("Achieved memory bandwidth, % of measured copy bandwidth",
+                                   [(r.spec, None if r.bw_frac is None else 100 * r.bw_frac) for r in rows],
+                                   "%", ref=100.0))
+        compute = [r for r in rows if r.compute_bound]
+        if compute:
+            charts.append(svg_bars("Achieved FLOP/s, % of peak (compute-bound specs)",
+                                   [(r.spec, None if r.flops_frac is None else 100 * r.flops_frac)
+                                    for r in compute], "%", ref=100.0))
+        table = _table(["spec", "correct", "eager ms", "torch.compile ms", "kernel ms", "vs eager",
+                        "vs compile", "%copy BW", "%peak FLOP/s", "outcome"],
+                       [[r.spec, f"{'yes' if r.correct else 'no'} ({r.verdict})", _f(r.eager_ms, "{:.4g}"),
+                         _f(r.compile_ms, "{:.4g}"), _f(r.kernel_ms, "{:.4g}"),
+                         _f(r.speedup_eager, "{:.2f}x"), _f(r.speedup_compile, "{:.2f}x"), _pct(r.bw_frac),
+                         _pct(r.flops_frac) if r.compute_bound else "–", r.note] for r in rows])
+    else:
+        # Correctness only: the chart shows how many candidates each spec took, pass in green.
+        charts.append(svg_bars("Candidates searched per spec (green: a correct kernel was found)",
+                               [(s.spec, float(s.candidates)) for s in result.specs], "",
+                               colors=["#3a923a" if r.correct else "#c44e52" for r in rows]))
+        table = _table(["spec", "correct", "verdict", "candidates", "outcome"],
+                       [[r.spec, "yes" if r.correct else "no", r.verdict, str(s.candidates), r.note]
+                        for r, s in zip(rows, result.specs)])
+    header = "".join(f"<p>{html.escape(line)}</p>" for line in _header(result))
+    tot = _table(["", ""], [[k, v] for k, v in _totals_lines(t)])
+    style = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto}table{border-collapse:collapse;"
+             "margin:1em 0}td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px}.chart{display:block;"
+             "margin:1em 0}")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>kevolve bench: "
+            f"{html.escape(result.platform)}</title><style>{style}</style></head><body>"
+            f"<h1>kevolve benchmark suite: {html.escape(result.platform)}</h1>{header}<h2>Totals</h2>{tot}"
+            f"<h2>Per spec</h2>{table}<h2>Plots</h2>{''.join(charts)}</body></html>\n")
+
+
+def write_report(result: BenchResult, out_dir: Path, stem: str | None = None) -> dict[str, Path]:
+    """Write ``suite_<platform>.json/.md/.html`` (or ``<stem>.*``) under out_dir; return the paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = stem or f"suite_{result.platform}"
+    paths = {"json": out_dir / f"{stem}.json", "md": out_dir / f"{stem}.md", "html": out_dir / f"{stem}.html"}
+    paths["json"].write_text(result.to_json())
+    paths["md"].write_text(render_markdown(result))
+    paths["html"].write_text(render_html(result))
+    return paths
