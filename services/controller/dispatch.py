@@ -1,0 +1,111 @@
+"""Building the work messages the controller publishes, from rows of the metadata store.
+
+Every message id is deterministic (the expansion id, the node's attempt token), so a
+publish repeated after a crash is de-duplicated by JetStream, and a duplicate that slips
+past the de-dup window is absorbed by the fencing on the way back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from sqlalchemy import and_, or_, select
+from sqlalchemy.orm import Session
+
+from kevolve import subjects
+from kevolve.platforms import Platform
+from kevolve.v1 import common_pb2, evaluation_pb2, job_pb2, profile_pb2, work_pb2
+
+from . import db
+from .convert import node_summary
+from .models import ExpansionRow, JobRow, NodeRow
+
+SCREEN, FULL, PROFILE = "screen", "full", "profile"
+
+
+def attempt_token(node_id: str, stage: str, n: int) -> str:
+    return f"{node_id}.{stage}.{n}"
+
+
+def parse_attempt(token: str) -> tuple[str, int]:
+    """(stage, number) of an attempt token."""
+    _, stage, n = token.rsplit(".", 2)
+    return stage, int(n)
+
+
+def derived_seed(seed: int, decision: int, what: str) -> int:
+    digest = hashlib.sha256(f"{seed}:{decision}:{what}".encode()).hexdigest()
+    return int(digest[:15], 16)
+
+
+def elites(session: Session, job: JobRow, limit: int) -> list[common_pb2.NodeSummary]:
+    """The job's best passing nodes; topped up from the reused earlier job, if any."""
+    out: list[common_pb2.NodeSummary] = []
+    for job_id, prefix in ((job.id, ""), (job.reused_from, f"reused from job {job.reused_from}: ")):
+        if not job_id or len(out) >= limit:
+            continue
+        rows = session.scalars(
+            select(NodeRow).where(NodeRow.job_id == job_id, NodeRow.fitness > 0,
+                                  or_(NodeRow.verdict == common_pb2.PASSED,
+                                      and_(NodeRow.verdict == common_pb2.SUSPICIOUS, NodeRow.approved)))
+            .order_by(NodeRow.fitness.desc(), NodeRow.seq).limit(limit - len(out))
+        ).all()
+        for row in rows:
+            summary = node_summary(row)
+            summary.summary = prefix + summary.summary
+            out.append(summary)
+    return out
+
+
+def expand_request(session: Session, job: JobRow, exp: ExpansionRow, *, n_ancestors: int, n_siblings: int,
+                   n_elites: int) -> work_pb2.ExpandRequest:
+    req = work_pb2.ExpandRequest(
+        job_id=job.id, expansion_id=exp.id, platform=job.platform, spec_name=job.spec_name,
+        spec_key=job.spec_source_key, context_mode=exp.context_mode, generation=exp.generation,
+        seed=derived_seed(int(job.config.get("seed", 0)), exp.decision, "expand"), model=exp.model,
+    )
+    if exp.parent_id:
+        chain = db.lineage(session, exp.parent_id)
+        if chain:
+            req.parent.CopyFrom(node_summary(chain[0]))
+            req.ancestors.extend(node_summary(n) for n in chain[1:1 + n_ancestors])
+        siblings = session.scalars(
+            select(NodeRow).where(NodeRow.job_id == job.id, NodeRow.parent_id == exp.parent_id)
+            .order_by(NodeRow.seq.desc()).limit(n_siblings)
+        ).all()
+        req.siblings.extend(node_summary(n) for n in siblings)
+    req.elites.extend(elites(session, job, n_elites))
+    return req
+
+
+def eval_target(job: JobRow, node: NodeRow, platform: Platform) -> tuple[str, evaluation_pb2.EvaluationRequest]:
+    """Subject and request for the stage the node's current attempt names."""
+    stage, _ = parse_attempt(node.attempt)
+    pool = platform.screen_on if stage == SCREEN else job.platform
+    spec = job.spec or {}
+    req = evaluation_pb2.EvaluationRequest(
+        job_id=job.id, node_id=node.id, platform=pool, stage=stage, spec_key=job.spec_source_key,
+        candidate_key=node.code_key,
+        test_cases=[common_pb2.TestCase(name=c["name"], sizes=c.get("sizes", {}))
+                    for c in spec.get("test_cases", [])],
+        cpu_sizes=spec.get("cpu_sizes", {}), atol=float(spec.get("atol", 0.0)),
+        rtol=float(spec.get("rtol", 0.0)),
+        seed=derived_seed(int(job.config.get("seed", 0)), node.seq, "eval") | 1,
+        attempt=node.attempt,
+    )
+    return subjects.eval_subject(pool), req
+
+
+def profile_target(job: JobRow, node: NodeRow) -> tuple[str, profile_pb2.ProfileRequest]:
+    req = profile_pb2.ProfileRequest(job_id=job.id, node_id=node.id, platform=job.platform,
+                                     spec_key=job.spec_source_key, candidate_key=node.code_key,
+                                     eval_report_key=node.eval_report_key)
+    return subjects.profile_subject(job.platform), req
+
+
+def pending_stage(node: NodeRow) -> str | None:
+    """The stage whose request still has to be published for this node, if any."""
+    if node.attempt and node.dispatched_attempt != node.attempt and node.status in (
+            job_pb2.SCREENING, job_pb2.EVALUATING, job_pb2.PROFILING):
+        return parse_attempt(node.attempt)[0]
+    return None
