@@ -17,7 +17,7 @@ from kevolve.platforms import get_platform
 from kevolve.specfile import SpecError, check_outline
 from kevolve.v1 import common_pb2, job_pb2, service_pb2, service_pb2_grpc
 
-from . import reuse, specprobe
+from . import outputs, reuse, specprobe
 from .auth import Auth
 from .config import ControllerSettings
 from .convert import artifact_keys, config_to_dict, job_to_proto, node_to_proto
@@ -198,3 +198,22 @@ class JobService(service_pb2_grpc.JobServiceServicer):
             row = s.get(NodeRow, node.id)
             assert row is not None
             return service_pb2.ApproveCandidateResponse(candidate=node_to_proto(row))
+
+    async def _job_nodes(self, job_id: str, context: grpc.aio.ServicerContext) -> tuple[JobRow, list[NodeRow]]:
+        job = await self._own_job(job_id, context)
+        with self.factory() as s:
+            nodes = list(s.scalars(select(NodeRow).where(NodeRow.job_id == job.id).order_by(NodeRow.seq)))
+        return job, nodes
+
+    async def ExportJob(self, request: service_pb2.ExportJobRequest,
+                        context: grpc.aio.ServicerContext) -> service_pb2.ExportJobResponse:
+        job, nodes = await self._job_nodes(request.job_id, context)
+        result = await asyncio.to_thread(outputs.export_job, job, nodes, self.store)
+        return service_pb2.ExportJobResponse(module_source=result.source, kernels=result.kernels,
+                                             fallbacks=result.fallbacks)
+
+    async def GetReport(self, request: service_pb2.GetReportRequest,
+                        context: grpc.aio.ServicerContext) -> service_pb2.GetReportResponse:
+        job, nodes = await self._job_nodes(request.job_id, context)
+        html = await asyncio.to_thread(outputs.report_job, job, nodes, self.store)
+        return service_pb2.GetReportResponse(html=html)
