@@ -1,0 +1,56 @@
+"""Pieces of the spec's source that every candidate reuses verbatim (read by ast, not run).
+
+ModelNew copies Model's `__init__` unchanged: the same signature, and parameters created
+with the same names, shapes and order under the same seed, so the harness can load
+Model's state_dict into ModelNew (or rely on identical initialisation).
+"""
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+
+from services.generator.offline.ops import Unsupported
+
+
+@dataclass
+class SpecParts:
+    imports: str          # the spec's top-level imports (its __init__ may use them)
+    init_source: str      # `def __init__...` indented for a class body
+    forward_params: str   # forward's parameter list without self, e.g. "x: torch.Tensor, y"
+    forward_names: list[str]
+
+
+def spec_parts(source: str) -> SpecParts:
+    tree = ast.parse(source)
+    imports = [ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
+    if model is None:
+        raise Unsupported("spec defines no class Model")
+    init = next((n for n in model.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    forward = next((n for n in model.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
+    if forward is None:
+        raise Unsupported("Model defines no forward()")
+    if init is None:
+        init_text = "def __init__(self) -> None:\n    super().__init__()\n"
+    else:
+        # super(Model, self) would name a class the candidate does not define.
+        init = _SuperFix().visit(init)
+        init_text = ast.unparse(init) + "\n"
+    args = forward.args
+    if args.vararg or args.kwarg or args.kwonlyargs:
+        raise Unsupported("Model.forward with *args/**kwargs/keyword-only parameters")
+    params = args.posonlyargs + args.args
+    names = [a.arg for a in params][1:]
+    forward_params = ast.unparse(ast.arguments(posonlyargs=[], args=params[1:], vararg=None, kwonlyargs=[],
+                                               kw_defaults=[], kwarg=None, defaults=args.defaults))
+    return SpecParts(imports="\n".join(imports), init_source=textwrap.indent(init_text, "    "),
+                     forward_params=forward_params, forward_names=names)
+
+
+class _SuperFix(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "super" and node.args:
+            node.args = []
+        return node

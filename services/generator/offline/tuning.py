@@ -1,0 +1,113 @@
+"""Choose the template and tunables of the next offline candidate.
+
+Inputs: the templates that match the spec, the parent's tunables, everything the request
+says was already tried (ancestors, siblings, elites), the diagnosis and the seed. Rules:
+- first draft / FRESH_START: a template's defaults (FRESH_START rotates to another
+  matching template than the parent's when there is one);
+- otherwise: a one-knob move from the parent, scored by the diagnosis (bigger tiles when
+  launch- or memory-bound, smaller when register/SRAM-limited, more stages when
+  latency-bound...), seed-ordered among equals;
+- never a tunable set the request shows as tried while an untried one exists.
+"""
+from __future__ import annotations
+
+import itertools
+import random
+
+from kevolve.v1 import common_pb2, work_pb2
+from services.generator.offline.templates import Template
+
+# (knob, direction) preferences per bottleneck: +1 = larger value, -1 = smaller.
+BOTTLENECK_MOVES: dict[str, dict[str, int]] = {
+    "memory_bound": {"BLOCK": 1, "ROWS": 1, "num_warps": 1, "BLOCK_N": 1, "WHOLE_ROW_MAX": 1},
+    "launch_bound": {"BLOCK": 1, "ROWS": 1, "BLOCK_M": 1, "BLOCK_N": 1, "BLOCK_D": 1},
+    "occupancy_registers": {"BLOCK": -1, "ROWS": -1, "WHOLE_ROW_MAX": -1, "BLOCK_M": -1, "BLOCK_N": -1,
+                            "BLOCK_K": -1, "num_stages": -1},
+    "occupancy_smem": {"BLOCK_K": -1, "num_stages": -1, "BLOCK_M": -1, "BLOCK_N": -1},
+    "sram_overflow": {"BLOCK": -1, "BLOCK_K": -1, "BLOCK_N": -1, "WHOLE_ROW_MAX": -1, "num_stages": -1},
+    "compute_bound": {"BLOCK_M": 1, "BLOCK_N": 1, "num_stages": 1, "num_warps": 1},
+    "latency_bound": {"num_stages": 1, "num_warps": 1, "ROWS": 1},
+}
+BOTTLENECK_MOVES["occupancy"] = BOTTLENECK_MOVES["occupancy_registers"]
+
+
+def _key(tunables: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, v) for k, v in tunables.items() if k != "model"))
+
+
+def tried_sets(request: work_pb2.GenerateRequest) -> set[tuple[tuple[str, str], ...]]:
+    expand = request.expand
+    nodes: list[common_pb2.NodeSummary] = [expand.parent, *expand.ancestors, *expand.siblings, *expand.elites]
+    return {_key(dict(n.tunables)) for n in nodes if n.tunables}
+
+
+def _num(value: str) -> float | None:
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def _score(knob: str, old: str, new: str, prefs: dict[str, int]) -> float:
+    direction = prefs.get(knob, 0)
+    a, b = _num(old), _num(new)
+    if direction == 0 or a is None or b is None:
+        return 0.0
+    return 1.0 if (b - a) * direction > 0 else -1.0
+
+
+def choose(templates: list[Template], request: work_pb2.GenerateRequest) -> tuple[Template, dict[str, str]]:
+    """The template and tunables of the next candidate (deterministic in the request)."""
+    rng = random.Random(request.expand.seed)
+    tried = tried_sets(request)
+    parent = dict(request.expand.parent.tunables)
+    by_name = {t.name: t for t in templates}
+    diagnosis = request.diagnosis
+    fresh = request.expand.context_mode == common_pb2.FRESH_START
+    parent_template = by_name.get(parent.get("template", ""))
+
+    def labelled(t: Template, tun: dict[str, str]) -> dict[str, str]:
+        return {"template": t.name, **tun}
+
+    def untried(t: Template, tun: dict[str, str]) -> bool:
+        return _key(labelled(t, tun)) not in tried
+
+    if parent_template is None or fresh:
+        order = list(templates)
+        if fresh and parent_template is not None and len(order) > 1:
+            order = [t for t in order if t is not parent_template] + [parent_template]
+        for t in order:
+            if untried(t, t.defaults()):
+                return t, t.defaults()
+        base_t = order[0]
+        base = base_t.defaults()
+    else:
+        base_t = parent_template
+        base = {k: parent.get(k, v[0]) for k, v in base_t.tunables.items()}
+        # A broken parent: another matching template's defaults are the biggest change.
+        if diagnosis.category in ("compile_error", "incorrect"):
+            for t in templates:
+                if t is not base_t and untried(t, t.defaults()):
+                    return t, t.defaults()
+
+    prefs = BOTTLENECK_MOVES.get(diagnosis.bottleneck, {})
+    moves: list[tuple[float, float, dict[str, str]]] = []
+    for knob, values in base_t.tunables.items():
+        for value in values:
+            if value == base.get(knob):
+                continue
+            tun = {**base, knob: value}
+            if untried(base_t, tun):
+                moves.append((_score(knob, base[knob], value, prefs), rng.random(), tun))
+    if moves:
+        moves.sort(key=lambda m: (-m[0], m[1]))
+        return base_t, moves[0][2]
+    # Every one-knob neighbour was tried: any untried point of any matching template.
+    for t in [base_t, *[x for x in templates if x is not base_t]]:
+        space = list(itertools.product(*t.tunables.values()))
+        rng.shuffle(space)
+        for combo in space:
+            tun = dict(zip(t.tunables, combo, strict=True))
+            if untried(t, tun):
+                return t, tun
+    return base_t, base  # the whole space was tried; repeating is all that is left

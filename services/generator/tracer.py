@@ -1,0 +1,179 @@
+"""Child-process entry that traces a spec's Model and prints its graph as JSON.
+
+Spec code is user code, so the offline backend never runs it in its own process: it runs
+`python -m services.generator.tracer [--serve]` and writes the spec on stdin (a JSON object
+`{"source": ..., "sizes": {...}}`, one per line with --serve) under a timeout, and reads
+one JSON object back from stdout per request:
+
+    {"ok": true, "inputs": [...], "nodes": [...], "modules": {...}, "params": {...},
+     "attrs": {...}, "output": ...}          or     {"ok": false, "error": "..."}
+
+Nodes come from torch.fx.symbolic_trace with shapes/dtypes filled in by ShapeProp on the
+spec's own get_inputs() at the given (small, cpu) sizes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import traceback
+from typing import Any
+
+
+class _Untraceable(Exception):
+    """fx could not trace forward (as opposed to the spec failing to run)."""
+
+
+def _encode(value: Any) -> Any:
+    import torch
+    import torch.fx as fx
+
+    if isinstance(value, fx.Node):
+        return {"node": value.name}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {"dict": {str(k): _encode(v) for k, v in value.items()}}
+    if isinstance(value, torch.dtype):
+        return {"dtype": str(value).removeprefix("torch.")}
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return {"float": repr(value)}
+        return value
+    if isinstance(value, slice):
+        return {"slice": [_encode(value.start), _encode(value.stop), _encode(value.step)]}
+    if value is Ellipsis:
+        return {"ellipsis": True}
+    if isinstance(value, torch.Tensor):
+        return {"tensor_const": list(value.shape)}
+    return {"unknown": type(value).__name__}
+
+
+def _target_name(node: Any) -> str:
+    target = node.target
+    if isinstance(target, str):
+        return target
+    return getattr(target, "__name__", str(target))
+
+
+def _meta(node: Any) -> dict[str, Any]:
+    meta = node.meta.get("tensor_meta")
+    if meta is None:
+        return {}
+    if not hasattr(meta, "shape") and isinstance(meta, (list, tuple)):  # a node producing several tensors (e.g. max with dim)
+        return {"multi": [{"shape": list(m.shape), "dtype": str(m.dtype).removeprefix("torch.")}
+                          for m in meta if hasattr(m, "shape")]}
+    return {"shape": list(meta.shape), "dtype": str(meta.dtype).removeprefix("torch.")}
+
+
+def trace(source: str, sizes: dict[str, int]) -> dict[str, Any]:
+    import torch
+    import torch.fx as fx
+    from torch.fx.passes.shape_prop import ShapeProp
+
+    from kevolve.specfile import load_module
+
+    torch.manual_seed(0)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+        fh.write(source)
+        path = fh.name
+    try:
+        module = load_module(source, "kevolve_traced_spec", sizes=sizes or None, filename=path)
+
+        def build() -> tuple[Any, list[Any], Any]:
+            model = module.Model(*module.get_init_inputs())
+            inputs = list(module.get_inputs())
+            try:
+                graph_module = fx.symbolic_trace(model)
+            except Exception as exc:  # data-dependent control flow and the like
+                raise _Untraceable(f"torch.fx cannot trace Model.forward: {type(exc).__name__}: {exc}") from exc
+            ShapeProp(graph_module).propagate(*inputs)
+            return model, inputs, graph_module
+
+        try:
+            if sizes:
+                model, inputs, graph_module = build()
+            else:
+                # No cpu_shapes: the default sizes may be GPU-sized, so propagate shapes on meta
+                # tensors (no compute, no memory); ops without meta kernels fall back to the CPU.
+                try:
+                    with torch.device("meta"):
+                        model, inputs, graph_module = build()
+                except _Untraceable:
+                    raise
+                except Exception:
+                    torch.manual_seed(0)
+                    model, inputs, graph_module = build()
+        except _Untraceable as exc:
+            return {"ok": False, "error": str(exc)}
+    finally:
+        os.unlink(path)
+
+    nodes: list[dict[str, Any]] = []
+    placeholders: list[dict[str, Any]] = []
+    output: Any = None
+    it = iter(inputs)
+    for node in graph_module.graph.nodes:
+        if node.op == "placeholder":
+            value = next(it, None)
+            entry: dict[str, Any] = {"name": node.name}
+            if isinstance(value, torch.Tensor):
+                entry.update(kind="tensor", shape=list(value.shape), dtype=str(value.dtype).removeprefix("torch."),
+                             requires_grad=bool(value.requires_grad))
+            else:
+                entry.update(kind="value", value=_encode(value))
+            placeholders.append(entry)
+        elif node.op == "output":
+            output = _encode(node.args[0])
+        else:
+            nodes.append({"name": node.name, "op": node.op, "target": _target_name(node),
+                          "args": _encode(node.args), "kwargs": {k: _encode(v) for k, v in node.kwargs.items()}, **_meta(node)})
+
+    modules: dict[str, Any] = {}
+    for name, sub in model.named_modules():
+        if not name:
+            continue
+        attrs = {k: _encode(v) for k, v in vars(sub).items()
+                 if not k.startswith("_") and isinstance(v, (int, float, bool, str, tuple, list)) or k == "padding_mode"}
+        attrs["has_bias"] = getattr(sub, "bias", None) is not None
+        modules[name] = {"type": type(sub).__name__, "attrs": attrs}
+    params = {name: {"shape": list(p.shape), "dtype": str(p.dtype).removeprefix("torch.")}
+              for name, p in list(model.named_parameters()) + list(model.named_buffers())}
+    scalars = {k: v for k, v in vars(model).items()
+               if not k.startswith("_") and isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return {"ok": True, "inputs": placeholders, "nodes": nodes, "output": output, "modules": modules,
+            "params": params, "attrs": scalars}
+
+
+def handle(request: dict[str, Any]) -> dict[str, Any]:
+    # Spec code may print; keep stdout for our JSON only.
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr
+    try:
+        return trace(request["source"], {k: int(v) for k, v in (request.get("sizes") or {}).items()})
+    except Exception as exc:
+        tb = traceback.format_exc(limit=6)
+        return {"ok": False, "error": f"running the spec failed: {type(exc).__name__}: {exc}", "traceback": tb}
+    finally:
+        sys.stdout = real_stdout
+
+
+def main() -> None:
+    """One request on stdin -> one JSON on stdout; with --serve, one JSON per line, repeatedly.
+
+    The serving mode lets the backend keep one warm child (torch imported once) instead of
+    paying the import per spec; the backend kills and restarts it on a timeout.
+    """
+    if "--serve" in sys.argv:
+        for line in sys.stdin:
+            if line.strip():
+                sys.stdout.write(json.dumps(handle(json.loads(line))) + "\n")
+                sys.stdout.flush()
+        return
+    sys.stdout.write(json.dumps(handle(json.loads(sys.stdin.read()))))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

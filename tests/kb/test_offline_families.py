@@ -1,0 +1,225 @@
+"""The offline backend turns specs of every family into candidates that match the reference.
+
+Each spec goes through the real backend (trace in a child process, template match, render);
+the candidate's ModelNew is then run under the Triton interpreter against Model on the
+spec's cpu sizes. A failing candidate is fed back as the parent with a diagnosis, as the
+controller would, for up to 10 expansions. Random specs are generated with a fixed seed.
+"""
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import torch
+
+from kevolve.config import REPO_ROOT
+from kevolve.specfile import load_module, outline
+from kevolve.v1 import common_pb2, work_pb2
+from services.generator.backends.base import Generation
+from services.generator.backends.offline import OfflineBackend
+
+FIXTURES = REPO_ROOT / "tests" / "fixtures" / "specs" / "generator"
+MAX_EXPANSIONS = 10
+
+
+@pytest.fixture(scope="module")
+async def backend() -> AsyncIterator[OfflineBackend]:
+    b = OfflineBackend(REPO_ROOT / "kb" / "templates", trace_timeout_s=120)
+    yield b
+    await b.aclose()
+
+
+def verify(spec_source: str, code: str, tmp: Path) -> str | None:
+    """None when ModelNew matches Model at the spec's cpu sizes, else what went wrong."""
+    tag = uuid.uuid4().hex[:8]
+    spec_path, cand_path = tmp / f"spec_{tag}.py", tmp / f"cand_{tag}.py"
+    spec_path.write_text(spec_source)
+    cand_path.write_text(code)
+    spec = load_module(spec_source, f"spec_{tag}", outline(spec_source).cpu_sizes or None, filename=str(spec_path))
+    cand = load_module(code, f"cand_{tag}", filename=str(cand_path))
+    torch.manual_seed(0)
+    ref = spec.Model(*spec.get_init_inputs())
+    torch.manual_seed(0)
+    new = cand.ModelNew(*spec.get_init_inputs())
+    new.load_state_dict(ref.state_dict())
+    torch.manual_seed(1)
+    inputs = spec.get_inputs()
+    with torch.no_grad():
+        want, got = ref(*inputs), new(*inputs)
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return f"shape/dtype {tuple(got.shape)} {got.dtype} != {tuple(want.shape)} {want.dtype}"
+    if want.is_floating_point():
+        ok = torch.allclose(got, want, atol=1e-4, rtol=1e-4)
+    else:
+        ok = torch.equal(got, want)
+    return None if ok else f"max abs error {(got.double() - want.double()).abs().max().item()}"
+
+
+async def evolve(backend: OfflineBackend, source: str, tmp: Path) -> tuple[Generation, int]:
+    """Expand until a candidate passes; returns the passing generation and the expansions used."""
+    parent = common_pb2.NodeSummary()
+    siblings: list[common_pb2.NodeSummary] = []
+    diagnosis = work_pb2.Diagnosis(category="first_draft")
+    errors = []
+    for attempt in range(1, MAX_EXPANSIONS + 1):
+        request = work_pb2.GenerateRequest(diagnosis=diagnosis)
+        request.expand.seed = 1234 + attempt
+        request.expand.parent.CopyFrom(parent)
+        request.expand.ancestors.extend(siblings)
+        gen = await backend.generate(request, "", source, None)
+        assert gen.code, f"no code: {gen.error}"
+        try:
+            problem = verify(source, gen.code, tmp)
+            category = "incorrect"
+        except Exception as exc:  # the candidate failed to build or run
+            problem, category = f"{type(exc).__name__}: {exc}", "compile_error"
+        if problem is None:
+            return gen, attempt
+        errors.append(f"{gen.tunables}: {problem}")
+        siblings.append(parent)
+        parent = common_pb2.NodeSummary(node_id=f"n{attempt}", tunables=gen.tunables, verdict=common_pb2.INCORRECT)
+        diagnosis = work_pb2.Diagnosis(category=category)
+    raise AssertionError("no passing candidate in 10 expansions:\n" + "\n".join(errors))
+
+
+# -- random specs (fixed seed) --------------------------------------------------------------
+UNARY = ["torch.relu({})", "torch.sigmoid({})", "torch.tanh({})", "F.gelu({})", "F.silu({})",
+         "torch.exp(-({}).abs())", "F.leaky_relu({}, 0.2)", "({}).clamp(-1.5, 2.0)", "F.gelu({}, approximate='tanh')",
+         "F.softplus({})", "torch.square({})"]
+BINARY = ["({} * {})", "({} + {})", "({} - 0.5 * {})", "torch.maximum({}, {})"]
+SCALAR = ["({} * 1.7)", "({} + 0.3)", "({} / 2.5)", "(1.0 - {})"]
+ROW = ["torch.softmax(x * 0.5, dim=-1)", "torch.log_softmax(x, dim=-1) + y", "self.ln(x)",
+       "x.sum(-1)", "x.mean(dim=-1, keepdim=True)", "x.amax(-1) - y.amin(dim=-1)", "torch.var(x, dim=-1, keepdim=True)",
+       "x - x.mean(-1, keepdim=True)", "torch.logsumexp(x, -1)",
+       "x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.w",
+       "F.gelu(F.layer_norm(x, (x.shape[-1],), self.w, None, 1e-5))"]
+
+SPEC = '''"""{doc}"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+rows = {rows}
+cols = {cols}
+
+cpu_shapes = {{"rows": {rows}, "cols": {cols}}}
+
+
+class Model(nn.Module):
+    def __init__(self, cols: int) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(cols) * 0.1 + 1.0)
+        self.ln = nn.LayerNorm(cols)
+        with torch.no_grad():
+            self.ln.bias.normal_()
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return {expr}
+
+
+def get_inputs() -> list[torch.Tensor]:
+    return [torch.randn({lead}rows, cols) * 2.0, torch.randn({lead}rows, cols)]
+
+
+def get_init_inputs() -> list[object]:
+    return [cols]
+'''
+
+
+def random_elementwise(rng: random.Random) -> str:
+    expr = "x"
+    for _ in range(rng.randint(2, 5)):
+        kind = rng.random()
+        if kind < 0.45:
+            expr = rng.choice(UNARY).format(expr)
+        elif kind < 0.8:
+            other = rng.choice(["y", "self.w"])
+            expr = rng.choice(BINARY).format(*((expr, other) if rng.random() < 0.5 else (other, expr)))
+        else:
+            expr = rng.choice(SCALAR).format(expr)
+    lead = rng.choice(["", "2, "])
+    return SPEC.format(doc=f"random elementwise: {expr}", rows=rng.randint(1, 40), cols=rng.randint(1, 300),
+                       expr=expr, lead=lead)
+
+
+def random_row(rng: random.Random, expr: str) -> str:
+    cols = rng.choice([1, 7, 100, 513, 17000])
+    rows = rng.randint(1, 6) if cols == 17000 else rng.randint(1, 40)
+    return SPEC.format(doc=f"random row op: {expr}", rows=rows, cols=cols, expr=expr, lead="")
+
+
+RNG = random.Random(20261121)
+RANDOM_ELEMENTWISE = [random_elementwise(RNG) for _ in range(4)]
+RANDOM_ROW = [random_row(RNG, e) for e in ROW] + [
+    # long rows take the looped kernels (online softmax; multi-pass for the rest)
+    SPEC.format(doc=f"long row: {e}", rows=3, cols=17000, expr=e, lead="")
+    for e in ("torch.softmax(x, dim=-1)", "torch.log_softmax(x, dim=-1)", "self.ln(x) * y")
+]
+
+
+MID_SPEC = '''"""{doc}"""
+import torch
+import torch.nn as nn
+
+a = 3
+r = {r}
+b = {b}
+
+
+class Model(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return {expr}
+
+
+def get_inputs() -> list[torch.Tensor]:
+    return [torch.randn(a, r, b)]
+
+
+def get_init_inputs() -> list[object]:
+    return []
+'''
+# reductions over a middle or leading axis (strided rows), short and long
+MID_AXIS = [MID_SPEC.format(doc=e, expr=e, r=r, b=b) for e, r, b in [
+    ("x.sum(dim=1)", 19, 37), ("torch.softmax(x, dim=1)", 50, 37), ("x - x.mean(1, keepdim=True)", 7, 37),
+    ("x.amax(dim=0) * 2.0", 5, 37), ("torch.softmax(x, dim=1)", 17000, 2), ("torch.var(x, dim=-2)", 17000, 2),
+]]
+
+
+@pytest.mark.parametrize("index", range(len(MID_AXIS)))
+async def test_reductions_over_other_axes(backend: OfflineBackend, tmp_path: Path, index: int) -> None:
+    gen, _ = await evolve(backend, MID_AXIS[index], tmp_path)
+    assert gen.tunables["template"] == "row_fused"
+
+
+@pytest.mark.parametrize("name", ["softmax", "gelu_scale_add", "rmsnorm"])
+async def test_demo_examples(backend: OfflineBackend, tmp_path: Path, name: str) -> None:
+    source = (REPO_ROOT / "examples" / f"{name}.py").read_text()
+    gen, used = await evolve(backend, source, tmp_path)
+    assert gen.tunables["template"] in {"row_fused", "elementwise"} and used <= MAX_EXPANSIONS
+
+
+@pytest.mark.parametrize("index", range(len(RANDOM_ELEMENTWISE)))
+async def test_random_elementwise_chains(backend: OfflineBackend, tmp_path: Path, index: int) -> None:
+    gen, _ = await evolve(backend, RANDOM_ELEMENTWISE[index], tmp_path)
+    assert gen.tunables["template"] == "elementwise"
+
+
+@pytest.mark.parametrize("index", range(len(RANDOM_ROW)), ids=[f"row{i}" for i in range(len(RANDOM_ROW))])
+async def test_row_families(backend: OfflineBackend, tmp_path: Path, index: int) -> None:
+    gen, _ = await evolve(backend, RANDOM_ROW[index], tmp_path)
+    assert gen.tunables["template"] == "row_fused"
+
+
+@pytest.mark.parametrize("name,template", [
+    ("linear_gelu", "matmul_epilogue"), ("bmm_scale", "matmul_epilogue"), ("conv1d_relu", "conv1d_igemm"),
+    ("mapid", "mapid"), ("bucketize", "bucketize"), ("jagged_sum", "jagged_sum"),
+])
+async def test_fixture_families(backend: OfflineBackend, tmp_path: Path, name: str, template: str) -> None:
+    gen, _ = await evolve(backend, (FIXTURES / f"{name}.py").read_text(), tmp_path)
+    assert gen.tunables["template"] == template

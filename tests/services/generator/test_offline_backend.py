@@ -1,0 +1,136 @@
+"""Offline backend behaviour a user of the search notices: plain errors, determinism, and
+tunable moves that follow the diagnosis without repeating what the job already tried."""
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from kevolve.config import REPO_ROOT
+from kevolve.v1 import common_pb2, work_pb2
+from services.generator.backends.offline import OfflineBackend
+from services.generator.offline.templates import TemplateError, load_templates
+from services.generator.offline.tuning import choose
+
+SOFTMAX = (REPO_ROOT / "examples" / "softmax.py").read_text()
+GELU = (REPO_ROOT / "examples" / "gelu_scale_add.py").read_text()
+
+DATA_DEPENDENT = '''
+import torch
+import torch.nn as nn
+
+n = 8
+
+class Model(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x * 2
+        return x
+
+def get_inputs():
+    return [torch.randn(n)]
+
+def get_init_inputs():
+    return []
+'''
+
+HANGS = '''
+import torch
+import torch.nn as nn
+
+while True:
+    pass
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x
+
+def get_inputs():
+    return []
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.fixture
+async def backend() -> AsyncIterator[OfflineBackend]:
+    b = OfflineBackend(REPO_ROOT / "kb" / "templates", trace_timeout_s=60)
+    yield b
+    await b.aclose()
+
+
+def _request(seed: int = 3, parent: dict[str, str] | None = None, siblings: list[dict[str, str]] | None = None,
+             category: str = "first_draft", bottleneck: str = "",
+             mode: int = common_pb2.PARENT_TRAJECTORY) -> work_pb2.GenerateRequest:
+    request = work_pb2.GenerateRequest(diagnosis=work_pb2.Diagnosis(category=category, bottleneck=bottleneck))
+    request.expand.seed = seed
+    request.expand.context_mode = mode
+    if parent:
+        request.expand.parent.node_id = "p"
+        request.expand.parent.tunables.update(parent)
+    for sib in siblings or []:
+        request.expand.siblings.add(node_id="s", tunables=sib)
+    return request
+
+
+async def test_untraceable_and_hanging_specs_get_plain_errors(backend: OfflineBackend) -> None:
+    gen = await backend.generate(_request(), "", DATA_DEPENDENT, None)
+    assert gen.code is None and "torch.fx cannot trace" in gen.error
+    backend._worker.timeout_s = 3
+    gen = await backend.generate(_request(), "", HANGS, None)
+    assert gen.code is None and "longer than 3s" in gen.error
+    # the killed worker is replaced: the next spec still works
+    backend._worker.timeout_s = 60
+    gen = await backend.generate(_request(), "", SOFTMAX, None)
+    assert gen.code and gen.tunables["template"] == "row_fused"
+
+
+async def test_same_request_same_code(backend: OfflineBackend) -> None:
+    parent = {"template": "elementwise", "BLOCK": "1024", "num_warps": "4"}
+    a = await backend.generate(_request(seed=5, parent=parent, category="slow"), "", GELU, None)
+    b = await backend.generate(_request(seed=5, parent=parent, category="slow"), "", GELU, None)
+    assert a.code == b.code and a.tunables == b.tunables and a.tunables != parent
+
+
+def test_moves_follow_the_bottleneck_and_skip_tried_sets() -> None:
+    templates = [t for t in load_templates(REPO_ROOT / "kb" / "templates") if t.name == "elementwise"]
+    parent = {"template": "elementwise", "BLOCK": "1024", "num_warps": "4"}
+    t, tun = choose(templates, _request(parent=parent, category="slow", bottleneck="launch_bound"))
+    assert int(tun["BLOCK"]) > 1024 and tun["num_warps"] == "4"
+    t, tun = choose(templates, _request(parent=parent, category="slow", bottleneck="occupancy_registers"))
+    assert int(tun["BLOCK"]) < 1024
+    # every larger BLOCK already tried by siblings: the search moves elsewhere, never repeats
+    tried = [{**parent, "BLOCK": b} for b in ("2048", "4096", "8192")]
+    _, tun = choose(templates, _request(parent=parent, siblings=tried, category="slow", bottleneck="launch_bound"))
+    assert {"template": "elementwise", **tun} not in tried + [parent]
+
+
+def test_whole_space_is_walked_without_repeats() -> None:
+    templates = [t for t in load_templates(REPO_ROOT / "kb" / "templates") if t.name == "elementwise"]
+    size = len(templates[0].tunables["BLOCK"]) * len(templates[0].tunables["num_warps"])
+    seen: list[dict[str, str]] = []
+    parent: dict[str, str] | None = None
+    for i in range(size):
+        t, tun = choose(templates, _request(seed=i, parent=parent, siblings=seen, category="slow"))
+        labelled = {"template": t.name, **tun}
+        assert labelled not in seen
+        seen.append(labelled)
+        parent = labelled
+    assert len(seen) == size
+
+
+def test_fresh_start_returns_to_defaults() -> None:
+    templates = list(load_templates(REPO_ROOT / "kb" / "templates"))
+    row = [t for t in templates if t.name == "row_fused"]
+    parent = {"template": "row_fused", **row[0].defaults(), "ROWS": "8"}
+    t, tun = choose(row, _request(parent=parent, mode=common_pb2.FRESH_START))
+    assert t.name == "row_fused" and tun == row[0].defaults()
+
+
+def test_malformed_template_is_named(tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text('name = "bad"\ncodegen = "row"\n[tunables]\nBLOCK = []\n')
+    (tmp_path / "bad.py.j2").write_text("x")
+    with pytest.raises(TemplateError, match="bad.toml: every tunable needs at least one value"):
+        load_templates(tmp_path)
