@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTOS := $(wildcard proto/kevolve/v1/*.proto)
 
-.PHONY: venv proto demo test test-fast test-llm bench-cpu clean lint
+.PHONY: venv proto demo test test-fast test-llm clean
 
 venv: $(STAMP)
 
@@ -31,6 +31,11 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS)
+
+# One real job end to end against a real local model (llama-cpp-python's server with the
+# Gemma 3 270M GGUF from PyPI). Builds llama-cpp-python from source: several minutes.
+test-llm: $(STAMP)
+	bash scripts/test_llm.sh
 
 clean:
 	rm -rf $(VENV) .kevolve build *.egg-info

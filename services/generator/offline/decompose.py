@@ -88,10 +88,12 @@ class Decompose:
         if fn in ("div",) and kwargs.get("rounding_mode") is not None:
             raise Unsupported("division with a rounding_mode")
         if fn in ("pow", "float_power"):
-            base, exponent = self.arg(args[0]), self.arg(_kw(args, kwargs, 1, "exponent"))
+            exponent = self.arg(_kw(args, kwargs, 1, "exponent"))
             if not isinstance(exponent, (int, float)) or isinstance(exponent, bool):
                 raise Unsupported("pow with a tensor exponent")
-            if isinstance(base, (int, float)) and not isinstance(base, tuple):
+            # The base is a tensor iff fx passed a node; self.arg() of a node may be an int
+            # (an SSA value id), so the python type of the decoded value says nothing.
+            if not (isinstance(args[0], dict) and "node" in args[0]):
                 raise Unsupported("pow with a scalar base")
             x = self.tensor(args[0])
             if exponent in (2, 3, 4):
