@@ -1,0 +1,360 @@
+"""The code that runs inside sandboxed children: ``python -m services.evaluator.child MODE PLAN``.
+
+``reference`` mode runs the spec's Model on every trial's inputs and saves inputs, outputs and
+the Model's weights to the scratch directory. ``candidate`` mode (a different process, which
+never sees reference outputs) loads those inputs, runs ModelNew under the runtime guards and
+saves its outputs; the trusted worker compares. The candidate child works in two phases:
+correctness trials, then (after the worker confirms they matched, through a ``go`` file)
+timing and a re-check on inputs it has not seen.
+
+Both modes write ``result.json`` with a status and, on failure, the verdict and the check
+that decided it. Exceptions become classified verdicts; nothing here trusts the candidate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from kevolve.platforms import Platform
+from kevolve.specfile import load_module, outline
+
+from . import inputs
+from .platforms.base import CaseTiming, TimingContext
+
+GO_WAIT_S = 600.0
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, default=str))
+    os.replace(tmp, path)
+
+
+def _tensors(values: list[Any]) -> list[torch.Tensor]:
+    return [v for v in values if isinstance(v, torch.Tensor)]
+
+
+def _as_list(out: Any) -> list[Any]:
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _nbytes(values: list[Any]) -> int:
+    return sum(t.numel() * t.element_size() for t in _tensors(values))
+
+
+# -- reference ------------------------------------------------------------------------------
+def run_reference(plan: dict[str, Any], work: Path) -> dict[str, Any]:
+    device = plan["device"]
+    source = (work / plan["spec_file"]).read_text()
+    cases: dict[str, Any] = {}
+    for case in plan["cases"]:
+        spec = load_module(source, f"kv_spec_{case['index']}", case["sizes"], str(work / plan["spec_file"]))
+        torch.manual_seed(case["state_seed"])
+        model = spec.Model(*spec.get_init_inputs()).to(device).eval()
+        case_dir = work / "ref" / str(case["index"])
+        case_dir.mkdir(parents=True, exist_ok=True)
+        torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, case_dir / "state.pt")
+        notes: list[str] = []
+        meta: dict[str, Any] = {}
+        for kind in ("trials", "recheck"):
+            for i, trial in enumerate(case[kind]):
+                variant = trial["variant"]
+                values = inputs.make_inputs(spec, trial["seed"], variant, device)
+                with torch.no_grad():
+                    outs = _as_list(model(*values))
+                if variant != "raw" and any(
+                    o.is_floating_point() and not torch.isfinite(o).all() for o in outs
+                ):
+                    # The variant left the spec's input domain (log of a negative...): use raw data.
+                    notes.append(f"{kind}[{i}]: {variant} inputs gave non-finite output; used raw inputs")
+                    values = inputs.make_inputs(spec, trial["seed"], "raw", device)
+                    with torch.no_grad():
+                        outs = _as_list(model(*values))
+                why = inputs.degenerate(outs)
+                if why:
+                    notes.append(f"{kind}[{i}]: degenerate reference ({why})")
+                # Inputs and expected outputs in separate files: only inputs reach the candidate.
+                torch.save(
+                    [v.cpu() if isinstance(v, torch.Tensor) else v for v in values],
+                    case_dir / f"inputs_{kind}{i}.pt",
+                )
+                torch.save([o.detach().cpu() for o in outs], case_dir / f"expected_{kind}{i}.pt")
+                meta = {
+                    "bytes_moved": _nbytes(values) + _nbytes(outs),
+                    "outputs": [{"shape": list(o.shape), "dtype": str(o.dtype)} for o in outs],
+                }
+        cases[str(case["index"])] = {**meta, "notes": notes}
+    return {"status": "ok", "cases": cases}
+
+
+# -- candidate ------------------------------------------------------------------------------
+class Failure(Exception):
+    def __init__(self, verdict: str, decided_by: str, reason: str, tb: str = "") -> None:
+        super().__init__(reason)
+        self.verdict, self.decided_by, self.reason, self.tb = verdict, decided_by, reason, tb
+
+
+def _classify(exc: BaseException) -> Failure:
+    from . import guards
+
+    tb = traceback.format_exc()[-8000:]
+    name = type(exc).__name__
+    module = type(exc).__module__ or ""
+    text = f"{name}: {exc}"[:2000]
+    if isinstance(exc, guards.GuardViolation):
+        return Failure("REJECTED_RUNTIME", f"runtime:{exc.rule}", exc.reason, tb)
+    if isinstance(exc, MemoryError) or "out of memory" in text.lower() or "can't allocate memory" in text:
+        return Failure("OUT_OF_MEMORY", "sandbox:memory", text, tb)
+    if isinstance(exc, SystemExit):
+        return Failure("CRASHED", "runtime:exit", f"the candidate called exit ({exc.code})", tb)
+    if module.startswith("triton") and ("Compil" in name or "Interpreter" in name):
+        return Failure("COMPILE_ERROR", "runtime:triton_compile", text, tb)
+    return Failure("RUNTIME_ERROR", "runtime:exception", text, tb)
+
+
+def _wait_for_go(work: Path) -> bool:
+    deadline = time.monotonic() + GO_WAIT_S
+    while time.monotonic() < deadline:
+        for name, answer in (("go", True), ("stop", False)):
+            if (work / name).exists():
+                return answer
+        time.sleep(0.01)
+    return False
+
+
+class CandidateRun:
+    def __init__(self, plan: dict[str, Any], work: Path) -> None:
+        # Imported here: the reference child needs neither Triton nor the guards.
+        from . import guards
+        from .platforms import create_timing_platform
+
+        self.guards = guards
+        self.plan = plan
+        self.work = work
+        self.device = plan["device"]
+        self.platform = create_timing_platform(Platform(**plan["platform"]))
+        self.originals = guards.guarded_functions()
+        self.recorder = guards.LaunchRecorder()
+        self.kernels: dict[str, dict[str, Any]] = {}
+        self.models: dict[int, tuple[Any, Any]] = {}
+
+    def _load(self, case: dict[str, Any]) -> tuple[Any, Any]:
+        spec_src = (self.work / self.plan["spec_file"]).read_text()
+        spec = load_module(
+            spec_src, f"kv_spec_{case['index']}", case["sizes"], str(self.work / self.plan["spec_file"])
+        )
+        cand_path = self.work / self.plan["candidate_file"]
+        cand_src = cand_path.read_text()
+        own = outline(cand_src).sizes
+        sizes = {k: v for k, v in case["sizes"].items() if k in own}
+        try:
+            cand = load_module(cand_src, f"kv_candidate_{case['index']}", sizes, str(cand_path))
+        except SyntaxError as exc:
+            raise Failure("COMPILE_ERROR", "load:syntax", f"candidate does not parse: {exc}") from exc
+        except BaseException as exc:
+            failure = _classify(exc)
+            if failure.verdict == "RUNTIME_ERROR":
+                failure = Failure(
+                    "COMPILE_ERROR",
+                    "load:candidate",
+                    f"importing the candidate failed: {failure.reason}",
+                    failure.tb,
+                )
+            raise failure from exc
+        if not isinstance(getattr(cand, "ModelNew", None), type):
+            raise Failure("COMPILE_ERROR", "load:no_model_new", "the candidate defines no class ModelNew")
+        try:
+            init = spec.get_init_inputs()
+            torch.manual_seed(case["state_seed"])
+            model = cand.ModelNew(*init)
+            state = torch.load(self.work / "in" / str(case["index"]) / "state.pt", weights_only=True)
+            mine = model.state_dict()
+            matching = {k: v for k, v in state.items() if k in mine and mine[k].shape == v.shape}
+            model.load_state_dict(matching, strict=False)
+            model = model.to(self.device).eval()
+        except BaseException as exc:
+            failure = _classify(exc)
+            raise Failure(
+                failure.verdict if failure.verdict != "RUNTIME_ERROR" else "RUNTIME_ERROR",
+                "load:model_new" if failure.decided_by == "runtime:exception" else failure.decided_by,
+                f"building ModelNew failed: {failure.reason}",
+                failure.tb,
+            ) from exc
+        return spec, model
+
+    def _call(self, model: Any, values: list[Any]) -> list[torch.Tensor]:
+        """One guarded forward: the outputs as plain CPU tensors, or a Failure."""
+        tensors = _tensors(values)
+        pristine = [t.clone() for t in tensors]
+        if self.device == "cuda":
+            # Poison the caching allocator: memory torch.empty hands out next is NaN, not a
+            # stale copy of something correct.
+            torch.empty(max(1, sum(t.numel() for t in tensors)) * 2, device="cuda").fill_(float("nan"))
+        try:
+            with self.guards.observe_forward(self.recorder):
+                out = model(*values)
+                if self.device == "cuda":
+                    torch.cuda.synchronize()
+            outs = self.guards.flatten_outputs(out)
+            self.guards.check_aliasing(outs, tensors)
+            self.guards.check_identity(self.originals)
+        except BaseException as exc:
+            raise _classify(exc) from exc
+        for i, (before, after) in enumerate(zip(pristine, tensors, strict=True)):
+            if not torch.equal(before, after) and not (
+                before.isnan().any() and torch.allclose(before, after, equal_nan=True)
+            ):
+                raise Failure("REJECTED_RUNTIME", "trial:input_mutation", f"forward modified input {i}")
+        for i, o in enumerate(outs):
+            if o.device.type != torch.device(self.device).type:
+                raise Failure(
+                    "INCORRECT", "trial:device", f"output {i} is on {o.device}, expected {self.device}"
+                )
+        return [o.detach().cpu() for o in outs]
+
+    def _run_set(self, case: dict[str, Any], model: Any, kind: str) -> None:
+        out_dir = self.work / "out" / str(case["index"])
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for i in range(len(case[kind])):
+            saved = torch.load(
+                self.work / "in" / str(case["index"]) / f"inputs_{kind}{i}.pt", weights_only=True
+            )
+            values = [v.to(self.device) if isinstance(v, torch.Tensor) else v for v in saved]
+            outs = self._call(model, values)
+            for launch in self.recorder.launches:
+                entry = self.kernels.setdefault(
+                    launch.name, {"name": launch.name, "launches": 0, "grid": list(launch.grid)}
+                )
+                entry["launches"] += 1
+            torch.save(outs, out_dir / f"{kind}{i}.pt")
+
+    def correctness(self) -> None:
+        for case in self.plan["cases"]:
+            self.models[case["index"]] = self._load(case)
+            self._run_set(case, self.models[case["index"]][1], "trials")
+
+    def timing_and_recheck(self, ref_meta: dict[str, Any]) -> dict[str, Any]:
+        timings: dict[str, Any] = {}
+        for case in self.plan["cases"]:
+            spec, model = self.models[case["index"]]
+            launches = list(self.recorder.launches)
+
+            def run_candidate(values: Any, model: Any = model) -> Any:
+                return self._call(model, list(values))
+
+            def forward(values: Any, model: Any = model) -> Any:
+                with torch.no_grad():
+                    return model(*values)
+
+            def make_inputs(i: int, spec: Any = spec, case: dict[str, Any] = case) -> list[Any]:
+                return inputs.make_inputs(spec, case["timing_seed"] + i, inputs.VARIANTS[i % 5], self.device)
+
+            def make_reference(spec: Any = spec, case: dict[str, Any] = case) -> torch.nn.Module:
+                torch.manual_seed(case["state_seed"])
+                ref = spec.Model(*spec.get_init_inputs())
+                ref.load_state_dict(
+                    torch.load(self.work / "in" / str(case["index"]) / "state.pt", weights_only=True)
+                )
+                return ref.to(self.device).eval()
+
+            ctx = TimingContext(
+                case=case["name"],
+                sizes=case["sizes"],
+                device=self.device,
+                forward=forward,
+                run_candidate=run_candidate,
+                machine_model=self.plan["platform"]["machine_model"],
+                make_inputs=make_inputs,
+                make_reference=make_reference,
+                bytes_moved=float(ref_meta.get(str(case["index"]), {}).get("bytes_moved", 0)),
+                launches=launches,
+            )
+            try:
+                timing: CaseTiming = self.platform.time_case(ctx)
+            except Failure:
+                raise
+            except BaseException as exc:
+                failure = _classify(exc)
+                raise Failure(
+                    failure.verdict,
+                    failure.decided_by.replace("runtime:exception", "timing:error"),
+                    f"while timing: {failure.reason}",
+                    failure.tb,
+                ) from exc
+            timings[str(case["index"])] = timing.__dict__
+            self._run_set(case, model, "recheck")
+        return timings
+
+
+def run_candidate(plan: dict[str, Any], work: Path) -> dict[str, Any]:
+    run = CandidateRun(plan, work)
+    try:
+        run.correctness()
+    except Failure as f:
+        return {
+            "status": "fail",
+            "verdict": f.verdict,
+            "decided_by": f.decided_by,
+            "reason": f.reason,
+            "traceback": f.tb,
+            "kernels": list(run.kernels.values()),
+        }
+    _write_json(work / "phase1.json", {"status": "ok"})
+    if not _wait_for_go(work):
+        return {"status": "stopped", "kernels": list(run.kernels.values())}
+    try:
+        timings = run.timing_and_recheck(json.loads((work / "ref_meta.json").read_text()))
+    except Failure as f:
+        return {
+            "status": "fail",
+            "verdict": f.verdict,
+            "decided_by": f.decided_by,
+            "reason": f.reason,
+            "traceback": f.tb,
+            "kernels": list(run.kernels.values()),
+        }
+    return {
+        "status": "ok",
+        "timings": timings,
+        "kernels": list(run.kernels.values()),
+        "environment": run.platform.environment(),
+    }
+
+
+def run_mode(mode: str, plan_path: Path) -> None:
+    """Run one child job and write ``<mode>.result.json`` next to the plan."""
+    work = plan_path.parent
+    plan = json.loads(plan_path.read_text())
+    torch.set_num_threads(1)
+    try:
+        result = run_reference(plan, work) if mode == "reference" else run_candidate(plan, work)
+    except BaseException as exc:  # noqa: BLE001 - report, do not die silently
+        failure = _classify(exc)
+        result = {
+            "status": "fail",
+            "verdict": failure.verdict,
+            "decided_by": failure.decided_by,
+            "reason": failure.reason,
+            "traceback": failure.tb,
+        }
+    _write_json(work / f"{mode}.result.json", result)
+    sys.stdout.flush()
+    sys.stderr.flush()
+
+
+def main() -> None:
+    run_mode(sys.argv[1], Path(sys.argv[2]))
+    # Skip interpreter teardown: a candidate's atexit/finalizers must not run after the verdict.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""One-shot evaluation: exactly the checks a job uses, on local files, verdict printed.
+
+python -m services.evaluator eval SPEC.py CANDIDATE.py --platform cpu|cuda [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from google.protobuf.json_format import MessageToDict
+from rich.console import Console
+from rich.table import Table
+
+from kevolve.config import CommonSettings
+from kevolve.platforms import UnknownPlatform, get_platform
+from kevolve.v1 import common_pb2
+
+from .config import EvaluatorSettings
+from .harness import Harness
+from .plan import EvalJob
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m services.evaluator eval",
+        description="Evaluate one candidate against a spec with the evaluator's checks.",
+    )
+    p.add_argument("spec", type=Path, help="KernelBench-format spec (Model, get_inputs, get_init_inputs)")
+    p.add_argument("candidate", type=Path, help="candidate source defining ModelNew")
+    p.add_argument("--platform", default="cpu", help="cpu, cuda, mtia-sim, ... (kb/platforms.toml)")
+    p.add_argument("--json", action="store_true", help="print the full report as JSON")
+    p.add_argument(
+        "--seed", type=int, default=0, help="base of the trial seeds (default: a secret random one)"
+    )
+    p.add_argument("--trials", type=int, default=5)
+    p.add_argument(
+        "--timeout", type=float, default=0.0, help="seconds for the candidate run (default: settings)"
+    )
+    p.add_argument("--atol", type=float, default=0.0)
+    p.add_argument("--rtol", type=float, default=0.0)
+    return p
+
+
+def _table(console: Console, report: dict[str, object], passed: bool) -> None:
+    result = report["result"]
+    assert isinstance(result, dict)
+    colour = "green" if passed else "red"
+    console.print(
+        f"[bold {colour}]{result.get('verdict')}[/]  decided by [bold]{result.get('decided_by', '')}[/]"
+    )
+    console.print(result.get("reason", ""))
+    checks = Table(title="checks")
+    for col in ("check", "passed", "detail"):
+        checks.add_column(col)
+    for c in report.get("checks", []):  # type: ignore[union-attr]
+        checks.add_row(c["name"], "yes" if c["passed"] else "no", str(c["detail"])[:200])
+    console.print(checks)
+    cases = result.get("cases", [])
+    if cases:
+        table = Table(title="cases")
+        for col in (
+            "case",
+            "sizes",
+            "max abs err",
+            "candidate ms",
+            "eager ms",
+            "compile ms",
+            "cv",
+            "fitness",
+        ):
+            table.add_column(col)
+        for c in cases:
+            table.add_row(
+                c.get("name", ""),
+                json.dumps(c.get("sizes", {})),
+                f"{c.get('max_abs_error', 0):.3g}",
+                f"{c.get('candidate_ms', 0):.4g}",
+                f"{c.get('eager_ms', 0):.4g}",
+                f"{c.get('compile_ms', 0):.4g}",
+                f"{c.get('candidate_cv', 0):.3f}",
+                f"{c.get('fitness', 0):.3g}",
+            )
+        console.print(table)
+    console.print(f"sandbox: {result.get('sandbox', '')}")
+    if not passed and report.get("traceback"):
+        console.print(str(report["traceback"])[-3000:], markup=False)
+
+
+def eval_main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    common = CommonSettings()
+    try:
+        platform = get_platform(common.kb_dir, args.platform)
+        spec, candidate = args.spec.read_text(), args.candidate.read_text()
+    except (UnknownPlatform, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if platform.runner != "cuda":
+        os.environ.setdefault("TRITON_INTERPRET", "1")
+    with tempfile.TemporaryDirectory(prefix="kevolve-eval-") as scratch:
+        settings = EvaluatorSettings(platform=platform.name, scratch_dir=Path(scratch))
+        # One candidate: a fresh process is as fast as starting a warm pool.
+        harness = Harness(settings.model_copy(update={"warm_pool": False}), common.kb_dir)
+        outcome = harness.evaluate(
+            EvalJob(
+                spec_source=spec,
+                candidate_source=candidate,
+                platform=platform,
+                trials=max(5, args.trials),
+                seed=args.seed,
+                atol=args.atol,
+                rtol=args.rtol,
+                timeout_s=args.timeout,
+            )
+        )
+    outcome.report["result"] = MessageToDict(outcome.result, preserving_proto_field_name=True)
+    if args.json:
+        print(json.dumps(outcome.report, indent=1, default=str))
+    else:
+        _table(Console(), outcome.report, outcome.passed)
+    return 0 if outcome.result.verdict == common_pb2.PASSED else 1

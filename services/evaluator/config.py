@@ -1,0 +1,48 @@
+"""Evaluator settings (env prefix KEVOLVE_EVALUATOR_), validated when built."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from kevolve.subjects import check_platform
+
+
+class EvaluatorSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="KEVOLVE_EVALUATOR_", extra="ignore")
+
+    platform: str = Field(
+        "cpu", description="pool to serve: cpu, cuda, mtia-sim or any kb/platforms.toml name"
+    )
+    trials: int = Field(5, ge=5, le=100, description="correctness trials per test case (fresh inputs each)")
+    timeout_s: float = Field(120.0, gt=0, le=3600, description="wall-clock limit of one candidate run")
+    reference_timeout_s: float = Field(
+        300.0, gt=0, le=3600, description="limit for the reference run of a spec"
+    )
+    memory_mb: int = Field(6144, ge=256, description="resident memory cap of a candidate's process group")
+    max_procs: int = Field(16, ge=1, le=4096, description="processes a candidate's group may hold")
+    metrics_port: int = Field(0, ge=0, le=65535, description="Prometheus /metrics port; 0 = off")
+    scratch_dir: Path = Field(
+        Path(tempfile.gettempdir()) / "kevolve-evaluator",
+        description="private working directory (reference cache, per-run scratch)",
+    )
+    concurrency: int = Field(1, ge=1, le=64, description="evaluations at once (1 per GPU)")
+    use_bwrap: bool = Field(True, description="contain candidates with bubblewrap where it works")
+    warm_pool: bool = Field(
+        True,
+        description="interpreter pools: fork candidates from a warm, sandboxed zygote "
+        "(skips importing torch per candidate); GPU pools never do",
+    )
+    keep_runs: bool = Field(False, description="keep per-run scratch directories (debugging)")
+    reference_cache_entries: int = Field(
+        64, ge=0, le=10_000, description="cached reference runs kept on disk"
+    )
+    worker_name: str = Field("", description="name written into results; default host:pid")
+
+    @field_validator("platform")
+    @classmethod
+    def _platform(cls, value: str) -> str:
+        return check_platform(value)

@@ -1,0 +1,377 @@
+"""The trusted side of an evaluation: static checks, reference (cached), candidate, comparison.
+
+generate -> check -> time in separate processes: the spec's reference runs in one sandboxed
+child (its results cached per spec, sizes and seeds), the candidate in another that only
+ever receives inputs, and this process (which no candidate code touches) compares outputs
+loaded from files and decides the verdict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+import torch
+
+from kevolve import sandbox
+from kevolve.config import REPO_ROOT
+from kevolve.specfile import SpecError, check_outline
+
+from . import static_check
+from .compare import Mismatch, compare
+from .config import EvaluatorSettings
+from .plan import EvalJob, build_plan, device_of
+from .verdict import Outcome, build_outcome
+from .warm_pool import WarmPool, ZygoteDied
+
+log = structlog.get_logger("evaluator.harness")
+
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+@dataclass
+class RunState:
+    """What the evaluation learned so far; turned into a result by verdict.build_outcome."""
+
+    verdict: str = "PASSED"
+    decided_by: str = ""
+    reason: str = ""
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    log: str = ""
+    traceback: str = ""
+    mismatch: dict[str, Any] | None = None
+    kernels: list[dict[str, Any]] = field(default_factory=list)
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, Any] = field(default_factory=dict)
+    environment: dict[str, str] = field(default_factory=dict)
+    sandbox_mode: str = ""
+    killed_for: str = ""
+    ref_meta: dict[str, Any] = field(default_factory=dict)
+
+    def fail(self, verdict: str, decided_by: str, reason: str) -> None:
+        if self.verdict == "PASSED":
+            self.verdict, self.decided_by, self.reason = verdict, decided_by, reason
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict != "PASSED"
+
+    def check(self, name: str, passed: bool, detail: str = "") -> None:
+        self.checks.append({"name": name, "passed": passed, "detail": detail})
+
+
+class Harness:
+    def __init__(self, settings: EvaluatorSettings, kb_dir: Path) -> None:
+        self.settings = settings
+        self.kb_dir = kb_dir
+        self.root = settings.scratch_dir.resolve()
+        (self.root / "refcache").mkdir(parents=True, exist_ok=True)
+        (self.root / "runs").mkdir(parents=True, exist_ok=True)
+        (self.root / "cache").mkdir(parents=True, exist_ok=True)
+        self._pools: dict[str, WarmPool] = {}
+        self._pools_lock = threading.Lock()
+
+    def close(self) -> None:
+        """Stop the warm pools (their zygote processes)."""
+        with self._pools_lock:
+            for pool in self._pools.values():
+                pool.stop()
+            self._pools.clear()
+
+    def _pool(self, job: EvalJob) -> WarmPool:
+        with self._pools_lock:
+            pool = self._pools.get(job.platform.runner)
+            if pool is None:
+                # Same containment as a fresh child: the worker's files hidden, only the run
+                # directories and the compile cache writable.
+                pool = WarmPool(
+                    self.root / "runs",
+                    self._env(job),
+                    writable=[self.root / "cache"],
+                    hide=[self.root],
+                    use_bwrap=self.settings.use_bwrap,
+                )
+                self._pools[job.platform.runner] = pool
+            return pool
+
+    # -- sandbox plumbing --------------------------------------------------------------------
+    def _limits(self, job: EvalJob, timeout_s: float) -> sandbox.Limits:
+        gpu = device_of(job.platform) == "cuda"
+        return sandbox.Limits(
+            timeout_s=timeout_s,
+            memory_mb=self.settings.memory_mb,
+            address_space=not gpu,
+            max_procs=self.settings.max_procs,
+            gpu=gpu,
+        )
+
+    def _env(self, job: EvalJob) -> dict[str, str]:
+        env = {
+            "PYTHONPATH": str(REPO_ROOT),
+            "TRITON_CACHE_DIR": str(self.root / "cache" / "triton"),
+            "TORCHINDUCTOR_CACHE_DIR": str(self.root / "cache" / "inductor"),
+        }
+        if job.platform.runner != "cuda":
+            env["TRITON_INTERPRET"] = "1"
+        else:
+            # Compile real kernels even when this worker's own environment asks for the interpreter.
+            env["TRITON_INTERPRET"] = "0"
+            # Inductor's parallel compile pool would count against the candidate's process cap.
+            env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+        return env
+
+    def _child(self, job: EvalJob, mode: str, work: Path, timeout_s: float) -> sandbox.SandboxResult:
+        if mode == "candidate" and job.platform.runner != "cuda" and self.settings.warm_pool:
+            try:
+                return self._pool(job).run(mode, work, self._limits(job, timeout_s))
+            except (ZygoteDied, OSError) as exc:  # a broken pool costs speed, not the evaluation
+                log.warning("warm pool unavailable; using a fresh process", error=str(exc))
+        argv = [sys.executable, "-m", "services.evaluator.child", mode, str(work / "plan.json")]
+        return sandbox.run(
+            argv,
+            scratch=work,
+            limits=self._limits(job, timeout_s),
+            env=self._env(job),
+            writable=[self.root / "cache"],
+            hide=[self.root],
+            use_bwrap=self.settings.use_bwrap,
+        )
+
+    # -- reference ---------------------------------------------------------------------------
+    def reference(self, job: EvalJob, plan: dict[str, Any]) -> tuple[Path | None, dict[str, Any], str]:
+        """(cache dir, result, error): the reference run for this spec, sizes and seeds."""
+        key = hashlib.sha256(
+            json.dumps([job.spec_source, plan, torch.__version__], sort_keys=True).encode()
+        ).hexdigest()
+        final = self.root / "refcache" / key
+        with _LOCKS_GUARD:
+            lock = _LOCKS.setdefault(key, threading.Lock())
+        with lock:
+            done = final / "reference.result.json"
+            if done.exists():
+                os.utime(final)  # recently used: kept by the cache trim
+                return final, json.loads(done.read_text()), ""
+            work = self.root / "refcache" / f".tmp-{uuid.uuid4().hex}"
+            work.mkdir()
+            (work / "plan.json").write_text(json.dumps(plan))
+            (work / "spec.py").write_text(job.spec_source)
+            run = self._child(job, "reference", work, self.settings.reference_timeout_s)
+            result_path = work / "reference.result.json"
+            result = json.loads(result_path.read_text()) if result_path.exists() else {}
+            if result.get("status") != "ok":
+                shutil.rmtree(work, ignore_errors=True)
+                why = result.get("reason") or (
+                    f"killed ({run.killed_for})"
+                    if run.killed_for
+                    else f"exit {run.returncode}: {run.log_tail[-1500:]}"
+                )
+                return None, result, f"the spec's reference run failed: {why}"
+            os.replace(work, final)
+            self._trim_cache()
+            return final, result, ""
+
+    def _trim_cache(self) -> None:
+        entries = sorted(
+            (p for p in (self.root / "refcache").iterdir() if not p.name.startswith(".")),
+            key=lambda p: p.stat().st_mtime,
+        )
+        for old in entries[: max(0, len(entries) - self.settings.reference_cache_entries)]:
+            shutil.rmtree(old, ignore_errors=True)
+
+    # -- one evaluation ----------------------------------------------------------------------
+    def evaluate(self, job: EvalJob) -> Outcome:
+        started = time.perf_counter()
+        state = RunState()
+        plan: dict[str, Any] = {"cases": []}
+        try:
+            plan = self._evaluate(job, state)
+        except Exception as exc:  # the evaluator's own failure is never the candidate's
+            state.fail("INFRA_ERROR", "infra:evaluator", f"{type(exc).__name__}: {exc}")
+        return build_outcome(job, plan, state, time.perf_counter() - started)
+
+    def _evaluate(self, job: EvalJob, state: RunState) -> dict[str, Any]:
+        try:
+            violations = static_check.check_source(job.candidate_source)
+        except (SyntaxError, ValueError) as exc:
+            state.check("static", False, f"does not parse: {exc}")
+            state.fail("COMPILE_ERROR", "load:syntax", f"candidate does not parse: {exc}")
+            return {"cases": []}
+        state.check("static", not violations, "; ".join(f"[{v.rule}] {v}" for v in violations) or "clean")
+        if violations:
+            first = violations[0]
+            state.fail("REJECTED_STATIC", f"static:{first.rule}", str(first))
+            return {"cases": []}
+        try:
+            outline = check_outline(job.spec_source)
+            plan = build_plan(job, outline)
+        except (SpecError, ValueError) as exc:
+            state.fail("INFRA_ERROR", "load:spec", f"the spec is unusable: {exc}")
+            return {"cases": []}
+        if plan["platform"]["machine_model"]:
+            plan["platform"]["machine_model"] = str(self.kb_dir / plan["platform"]["machine_model"])
+        ref_dir, ref, error = self.reference(job, plan)
+        if ref_dir is None:
+            state.check("reference", False, error)
+            state.fail("INFRA_ERROR", "load:reference", error)
+            return plan
+        state.ref_meta = ref["cases"]
+        notes = [n for c in ref["cases"].values() for n in c.get("notes", [])]
+        state.check("reference", True, "; ".join(notes) or "reference outputs computed")
+        self._run_candidate(job, plan, ref_dir, ref, state)
+        return plan
+
+    def _prepare_run(self, job: EvalJob, plan: dict[str, Any], ref_dir: Path, ref: dict[str, Any]) -> Path:
+        work = self.root / "runs" / uuid.uuid4().hex
+        for case in plan["cases"]:
+            src, dst = ref_dir / "ref" / str(case["index"]), work / "in" / str(case["index"])
+            dst.mkdir(parents=True)
+            for f in src.iterdir():
+                if not f.name.startswith("expected_"):  # expected outputs never reach the candidate
+                    shutil.copyfile(f, dst / f.name)
+        (work / "plan.json").write_text(json.dumps(plan))
+        (work / "spec.py").write_text(job.spec_source)
+        (work / "candidate.py").write_text(job.candidate_source)
+        (work / "ref_meta.json").write_text(json.dumps(ref["cases"]))
+        return work
+
+    def _compare_set(
+        self, plan: dict[str, Any], ref_dir: Path, work: Path, kind: str, job: EvalJob, state: RunState
+    ) -> None:
+        atol, rtol = job.atol, job.rtol
+        for case in plan["cases"]:
+            agg = {"max_abs_error": 0.0, "max_rel_error": 0.0}
+            for i in range(len(case[kind])):
+                out_file = work / "out" / str(case["index"]) / f"{kind}{i}.pt"
+                expected = torch.load(
+                    ref_dir / "ref" / str(case["index"]) / f"expected_{kind}{i}.pt", weights_only=True
+                )
+                try:
+                    got = torch.load(out_file, weights_only=True)
+                    if not isinstance(got, list) or not all(type(t) is torch.Tensor for t in got):
+                        raise ValueError("outputs file does not hold plain tensors")
+                except Exception as exc:  # noqa: BLE001 - a tampered or missing file is a failure
+                    state.fail(
+                        "REJECTED_RUNTIME",
+                        "runtime:output_file",
+                        f"case {case['name']} {kind} {i}: the candidate's outputs could not be read ({exc})",
+                    )
+                    return
+                res = compare(expected, got, atol, rtol)
+                if isinstance(res, Mismatch):
+                    check = "recheck_after_timing" if kind == "recheck" else res.check
+                    state.mismatch = {
+                        "case": case["name"],
+                        "trial": i,
+                        "kind": kind,
+                        **res.details,
+                        "max_abs_error": res.max_abs_error,
+                    }
+                    state.fail(
+                        "INCORRECT",
+                        f"trial:{check}",
+                        f"case {case['name']}, {kind} {i}: {res.reason}"
+                        + (" (correct earlier, wrong after repeated calls)" if kind == "recheck" else ""),
+                    )
+                    state.check(kind, False, state.reason)
+                    return
+                agg["max_abs_error"] = max(agg["max_abs_error"], res.max_abs_error)
+                agg["max_rel_error"] = max(agg["max_rel_error"], res.max_rel_error)
+            existing = next((c for c in state.cases if c["index"] == case["index"]), None)
+            if existing is None:
+                state.cases.append({"index": case["index"], **agg})
+            else:
+                for k, v in agg.items():
+                    existing[k] = max(existing[k], v)
+        state.check(kind, True, f"{sum(len(c[kind]) for c in plan['cases'])} {kind} matched the reference")
+
+    def _run_candidate(
+        self, job: EvalJob, plan: dict[str, Any], ref_dir: Path, ref: dict[str, Any], state: RunState
+    ) -> None:
+        work = self._prepare_run(job, plan, ref_dir, ref)
+        timeout = job.timeout_s or self.settings.timeout_s
+        holder: dict[str, sandbox.SandboxResult] = {}
+        thread = threading.Thread(
+            target=lambda: holder.update(run=self._child(job, "candidate", work, timeout)), daemon=True
+        )
+        thread.start()
+        phase1_seen = False
+        try:
+            while thread.is_alive():
+                if not phase1_seen and (work / "phase1.json").exists():
+                    phase1_seen = True
+                    self._compare_set(plan, ref_dir, work, "trials", job, state)
+                    (work / ("stop" if state.failed else "go")).touch()
+                thread.join(0.02)
+            run = holder["run"]
+            state.sandbox_mode, state.killed_for, state.log = run.mode, run.killed_for, run.log_tail
+            self._classify_run(run, work, phase1_seen, plan, ref_dir, job, state)
+        finally:
+            if not self.settings.keep_runs:
+                shutil.rmtree(work, ignore_errors=True)
+
+    def _classify_run(
+        self,
+        run: sandbox.SandboxResult,
+        work: Path,
+        phase1_seen: bool,
+        plan: dict[str, Any],
+        ref_dir: Path,
+        job: EvalJob,
+        state: RunState,
+    ) -> None:
+        result_path = work / "candidate.result.json"
+        result: dict[str, Any] = {}
+        if result_path.exists():
+            try:
+                result = json.loads(result_path.read_text())
+            except ValueError:
+                result = {}
+        state.kernels = result.get("kernels", []) if isinstance(result.get("kernels"), list) else []
+        if run.killed_for == "timeout":
+            state.fail(
+                "TIMEOUT", "sandbox:timeout", f"no result within {run.duration_s:.0f}s; process group killed"
+            )
+        elif run.killed_for == "memory":
+            state.fail(
+                "OUT_OF_MEMORY", "sandbox:memory", f"resident memory passed {self.settings.memory_mb} MB"
+            )
+        elif run.killed_for == "procs":
+            state.fail("REJECTED_RUNTIME", "sandbox:procs", f"more than {self.settings.max_procs} processes")
+        elif result.get("status") == "fail":
+            state.traceback = str(result.get("traceback", ""))
+            state.fail(
+                str(result.get("verdict", "RUNTIME_ERROR")),
+                str(result.get("decided_by", "runtime:exception")),
+                str(result.get("reason", "")),
+            )
+        elif run.signal:
+            state.fail("CRASHED", "sandbox:signal", f"the candidate process died from signal {run.signal}")
+        elif not result:
+            state.fail(
+                "CRASHED", "sandbox:exit", f"the candidate process exited ({run.returncode}) without a result"
+            )
+        if state.failed:
+            state.check("candidate", False, state.reason)
+            return
+        if result.get("status") != "ok" or not phase1_seen:
+            state.fail(
+                "INFRA_ERROR", "infra:protocol", f"candidate run ended in state {result.get('status')!r}"
+            )
+            return
+        state.check(
+            "runtime_guards", True, "kernels launched; no torch compute, threads, aliasing or patching"
+        )
+        self._compare_set(plan, ref_dir, work, "recheck", job, state)
+        state.timings = result.get("timings", {})
+        state.environment = {str(k): str(v) for k, v in result.get("environment", {}).items()}

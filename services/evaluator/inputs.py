@@ -1,0 +1,62 @@
+"""Trial inputs: fresh per trial, from secret seeds, in distributions a cheat cannot predict.
+
+Each trial re-seeds from its own seed (derived from the request's seed, never 42), calls the
+spec's ``get_inputs()``, then applies a variant to floating-point tensors so inputs are not
+always zero-mean normal: ``affine`` rescales and shifts (all-positive / all-negative data,
+large magnitudes), ``sparse`` zeroes a random tenth of the elements (kernels that skip work
+on special values get caught). Runs in the sandboxed children (reference and candidate).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import torch
+
+VARIANTS = ("raw", "affine", "sparse", "raw", "affine")
+
+
+def derive_seed(base: int, *parts: object) -> int:
+    """A 62-bit seed from the request seed and a label; never the famous 42."""
+    digest = hashlib.sha256(":".join([str(base), *map(str, parts)]).encode()).digest()
+    seed = int.from_bytes(digest[:8], "little") >> 2
+    return seed if seed != 42 else seed + 1
+
+
+def make_inputs(spec: Any, seed: int, variant: str, device: str) -> list[Any]:
+    torch.manual_seed(seed)
+    raw = list(spec.get_inputs())
+    gen = torch.Generator().manual_seed(seed ^ 0x5F3759DF)
+    out: list[Any] = []
+    for value in raw:
+        if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() > 1:
+            value = _apply(value, variant, gen)
+        out.append(value.to(device) if isinstance(value, torch.Tensor) else value)
+    return out
+
+
+def _apply(t: torch.Tensor, variant: str, gen: torch.Generator) -> torch.Tensor:
+    if variant == "affine":
+        scale = float(torch.empty(1).uniform_(0.25, 3.0, generator=gen))
+        shift = float(torch.empty(1).uniform_(-2.0, 2.0, generator=gen))
+        return (t.float() * scale + shift).to(t.dtype)
+    if variant == "sparse":
+        keep = torch.rand(t.shape, generator=gen) >= 0.1
+        return t * keep.to(t.dtype)
+    return t
+
+
+def degenerate(outputs: list[torch.Tensor]) -> str:
+    """Why these reference outputs cannot tell right from wrong ("" when they can)."""
+    for i, out in enumerate(outputs):
+        if not out.is_floating_point() or out.numel() < 2:
+            continue
+        finite = out[torch.isfinite(out)]
+        if finite.numel() == 0:
+            return f"output {i} has no finite value"
+        if bool((finite == 0).all()):
+            return f"output {i} is all zeros"
+        if bool((finite == finite.flatten()[0]).all()):
+            return f"output {i} is constant"
+    return ""

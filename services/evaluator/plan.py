@@ -1,0 +1,113 @@
+"""What one evaluation will run: the test cases (sizes), and each trial's secret seed and variant."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from kevolve.platforms import Platform
+from kevolve.specfile import SpecOutline
+
+from .inputs import VARIANTS, derive_seed
+
+RECHECKS = 2
+
+
+@dataclass
+class EvalJob:
+    """An evaluation request, decoupled from the protobuf (the one-shot CLI builds it too)."""
+
+    spec_source: str
+    candidate_source: str
+    platform: Platform
+    stage: str = "full"
+    test_cases: list[tuple[str, dict[str, int]]] = field(default_factory=list)
+    cpu_sizes: dict[str, int] = field(default_factory=dict)
+    atol: float = 0.0
+    rtol: float = 0.0
+    trials: int = 5
+    timeout_s: float = 0.0
+    seed: int = 0
+
+
+def device_of(platform: Platform) -> str:
+    return "cuda" if platform.runner == "cuda" else "cpu"
+
+
+def resolve_cases(job: EvalJob, spec: SpecOutline) -> list[tuple[str, dict[str, int]]]:
+    """(name, size overrides) per case; interpreter-run platforms use the screening sizes."""
+    declared: list[tuple[str, dict[str, int]]] = list(job.test_cases)
+    if not declared:
+        for i, case in enumerate(spec.test_cases):
+            sizes = case.get("sizes", {})
+            if isinstance(sizes, dict):
+                declared.append(
+                    (str(case.get("name", f"case{i}")), {str(k): int(v) for k, v in sizes.items()})
+                )
+    if not declared:
+        declared = [("default", {})]
+    if job.platform.runner == "cuda":
+        return declared
+    # The interpreter is slow: screening sizes replace the real ones (request, then spec's
+    # cpu_shapes); test cases keep whatever dimensions the screening sizes leave alone.
+    small = job.cpu_sizes or spec.cpu_sizes
+    cases: list[tuple[str, dict[str, int]]] = []
+    seen: set[str] = set()
+    for name, sizes in declared:
+        merged = {**sizes, **small}
+        key = json.dumps(merged, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            cases.append((name if not small else (f"cpu:{name}" if len(declared) > 1 else "cpu"), merged))
+    return cases
+
+
+def build_plan(job: EvalJob, spec: SpecOutline) -> dict[str, Any]:
+    """The JSON plan both children read. Seeds come from the request seed (or a secret one)."""
+    base = job.seed or secrets.randbits(62)
+    cases = []
+    for index, (name, sizes) in enumerate(resolve_cases(job, spec)):
+        unknown = set(sizes) - set(spec.sizes)
+        if unknown:
+            raise ValueError(
+                f"test case {name!r} sets {', '.join(sorted(unknown))}, "
+                "which the spec does not define as a module-level size constant"
+            )
+        cases.append(
+            {
+                "index": index,
+                "name": name,
+                "sizes": sizes,
+                "full_sizes": {**spec.sizes, **sizes},
+                "state_seed": derive_seed(base, name, "state"),
+                "timing_seed": derive_seed(base, name, "timing"),
+                "trials": [
+                    {"seed": derive_seed(base, name, "trial", i), "variant": VARIANTS[i % len(VARIANTS)]}
+                    for i in range(max(5, job.trials))
+                ],
+                "recheck": [
+                    {
+                        "seed": derive_seed(base, name, "recheck", i),
+                        "variant": VARIANTS[(i + 1) % len(VARIANTS)],
+                    }
+                    for i in range(RECHECKS)
+                ],
+            }
+        )
+    return {
+        "device": device_of(job.platform),
+        "spec_file": "spec.py",
+        "candidate_file": "candidate.py",
+        "platform": {
+            "name": job.platform.name,
+            "description": job.platform.description,
+            "kb_hardware": job.platform.kb_hardware,
+            "runner": job.platform.runner,
+            "speed": job.platform.speed,
+            "screen_on": job.platform.screen_on,
+            "machine_model": job.platform.machine_model,
+        },
+        "cases": cases,
+    }

@@ -1,0 +1,215 @@
+"""CUDA timing: cold-L2 CUDA-event timing of the candidate and its baselines, interleaved.
+
+Per sample: perturb the inputs in place (new contents every call, so a result cache keyed
+on contents or pointers never hits; inputs rotate over a few sets so pointers change too),
+flush L2 by zeroing a 256 MB buffer, record a start event, call forward, record an end
+event, then a device-wide synchronize. Samples come in batches; the candidate, eager
+PyTorch and torch.compile (default mode) take turns batch by batch on the same GPU. The
+reported time is the median over all samples; ``cv`` is the coefficient of variation of
+the batch medians, and batches are added until it falls under 2% (or the budget ends).
+
+Also measured: the device's copy bandwidth (once per process), which gives the physical
+floor ``bytes_moved / bandwidth`` the harness uses to flag impossible times, and the time
+from the start event to an event recorded *after* a device-wide synchronize, which exposes
+work a candidate leaves running on another stream after its end event.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+import triton
+
+from kevolve.platforms import Platform
+
+from .base import CaseTiming, Speed, TimingContext
+
+FLUSH_BYTES = 256 * 1024 * 1024
+TARGET_CV = 0.02
+MIN_BATCHES, MAX_BATCHES = 5, 40
+BATCH_KERNEL_MS = 20.0  # aim for this much kernel time per batch
+MAX_CASE_S = 120.0  # timing budget per case (all three contenders)
+INPUT_SETS = 3
+
+
+def _smi(query: str) -> str:
+    try:
+        out = subprocess.run(
+            [
+                "nvidia-smi",
+                f"--query-gpu={query}",
+                "--format=csv,noheader,nounits",
+                "-i",
+                str(torch.cuda.current_device()),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        return out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+class CudaTimer:
+    speed: Speed = "measured"
+    device = "cuda"
+
+    def __init__(self, name: str, max_case_s: float = MAX_CASE_S) -> None:
+        self.name = name
+        self.max_case_s = max_case_s
+        self._flush: torch.Tensor | None = None
+        self._peak_gbps = 0.0
+
+    # -- environment -----------------------------------------------------------------------
+    def environment(self) -> dict[str, str]:
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        env = {
+            "gpu": props.name,
+            "sm_count": str(props.multi_processor_count),
+            "capability": f"{props.major}.{props.minor}",
+            "memory_gb": f"{props.total_memory / 2**30:.1f}",
+            "torch": torch.__version__,
+            "triton": triton.__version__,
+            "cuda": str(torch.version.cuda),
+            "peak_copy_gbps": f"{self._peak_gbps:.0f}",
+        }
+        fields = (
+            "driver_version",
+            "clocks.sm",
+            "clocks.mem",
+            "clocks.max.sm",
+            "power.limit",
+            "persistence_mode",
+        )
+        values = _smi(",".join(fields)).split(",")
+        if len(values) == len(fields):
+            env.update({f: v.strip() for f, v in zip(fields, values, strict=True)})
+        return env
+
+    # -- primitives ------------------------------------------------------------------------
+    def _flush_l2(self) -> None:
+        if self._flush is None:
+            self._flush = torch.empty(FLUSH_BYTES, dtype=torch.int8, device="cuda")
+        self._flush.zero_()
+
+    def peak_bandwidth_gbps(self) -> float:
+        """Best device-to-device copy rate (read + write bytes), measured once."""
+        if not self._peak_gbps:
+            n = 1 << 28  # 1 GiB of fp32
+            src = torch.empty(n, dtype=torch.float32, device="cuda").uniform_()
+            dst = torch.empty_like(src)
+            best = float("inf")
+            for _ in range(8):
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                dst.copy_(src)
+                end.record()
+                torch.cuda.synchronize()
+                best = min(best, start.elapsed_time(end))
+            self._peak_gbps = 2 * n * 4 / (best / 1e3) / 1e9
+            del src, dst
+            torch.cuda.empty_cache()
+        return self._peak_gbps
+
+    def _sample(
+        self, fn: Callable[[Sequence[Any]], Any], inputs: Sequence[Any], perturb: float
+    ) -> tuple[float, float]:
+        """(event ms, ms until everything on the device finished) for one cold-L2 call."""
+        with torch.no_grad():
+            for t in inputs:
+                if isinstance(t, torch.Tensor) and t.is_floating_point():
+                    t.mul_(perturb)
+        self._flush_l2()
+        start, end, drained = (torch.cuda.Event(enable_timing=True) for _ in range(3))
+        start.record()
+        fn(inputs)
+        end.record()
+        torch.cuda.synchronize()  # device-wide: side-stream work cannot escape
+        drained.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end), start.elapsed_time(drained)
+
+    def _sync_overhead_ms(self) -> float:
+        """What ``_sample``'s drained time adds for a call that does nothing."""
+        samples = [self._sample(lambda _: None, [], 1.0) for _ in range(20)]
+        return statistics.median(d - e for e, d in samples)
+
+    # -- the timing loop -------------------------------------------------------------------
+    def time_case(self, ctx: TimingContext) -> CaseTiming:
+        torch.cuda.synchronize()
+        sets = [ctx.make_inputs(i) for i in range(INPUT_SETS)]
+        reference = ctx.make_reference()
+        compiled = torch.compile(reference)
+        contenders: dict[str, Callable[[Sequence[Any]], Any]] = {
+            "candidate": ctx.forward,
+            "eager": lambda values: reference(*values),
+            "compile": lambda values: compiled(*values),
+        }
+        with torch.no_grad():
+            for fn in contenders.values():  # warm-up: compile, autotune, first-touch
+                for values in sets:
+                    fn(values)
+            torch.cuda.synchronize()
+        overhead = self._sync_overhead_ms()
+        estimate = statistics.median(self._sample(ctx.forward, sets[0], 1.0)[0] for _ in range(5))
+        per_batch = int(min(200, max(10, BATCH_KERNEL_MS / max(estimate, 1e-3))))
+        samples: dict[str, list[float]] = {k: [] for k in contenders}
+        medians: dict[str, list[float]] = {k: [] for k in contenders}
+        gaps: list[float] = []
+        started, call = time.monotonic(), 0
+        while True:
+            for name, fn in contenders.items():
+                batch = []
+                for _ in range(per_batch):
+                    call += 1
+                    event_ms, drained_ms = self._sample(
+                        fn, sets[call % INPUT_SETS], 1.0 + 1e-3 * ((call % 7) - 3)
+                    )
+                    batch.append(event_ms)
+                    if name == "candidate":
+                        gaps.append(max(0.0, drained_ms - overhead - event_ms))
+                samples[name].extend(batch)
+                medians[name].append(statistics.median(batch))
+            cv = _cv(medians["candidate"])
+            batches = len(medians["candidate"])
+            if batches >= MIN_BATCHES and (
+                cv < TARGET_CV or batches >= MAX_BATCHES or time.monotonic() - started > self.max_case_s
+            ):
+                break
+        peak = self.peak_bandwidth_gbps()
+        floor_ms = ctx.bytes_moved / (peak * 1e9) * 1e3 if peak else 0.0
+        return CaseTiming(
+            candidate_ms=statistics.median(samples["candidate"]),
+            eager_ms=statistics.median(samples["eager"]),
+            compile_ms=statistics.median(samples["compile"]),
+            cv=cv,
+            calls=len(samples["candidate"]),
+            extra={
+                "floor_ms": floor_ms,
+                "peak_gbps": peak,
+                "async_gap_ms": statistics.median(gaps),
+                "eager_cv": _cv(medians["eager"]),
+                "compile_cv": _cv(medians["compile"]),
+                "batches": float(batches),
+                "samples_per_batch": float(per_batch),
+            },
+        )
+
+
+def _cv(values: list[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    mean = statistics.fmean(values)
+    return statistics.stdev(values) / mean if mean > 0 else 0.0
+
+
+def create(platform: Platform) -> CudaTimer:
+    if not torch.cuda.is_available():
+        raise RuntimeError(f"platform {platform.name!r} needs a CUDA GPU, and torch sees none")
+    return CudaTimer(platform.name)

@@ -1,0 +1,136 @@
+"""The trusted side of the zygote (services/evaluator/zygote.py): start it, ask it to run
+children, and fall back to killing it when it stops answering."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from kevolve import sandbox
+from kevolve.config import REPO_ROOT
+
+log = structlog.get_logger("evaluator.warm_pool")
+
+START_TIMEOUT_S = 300.0
+GRACE_S = 20.0  # beyond a child's own deadline before the zygote itself is presumed stuck
+
+
+class ZygoteDied(RuntimeError):
+    pass
+
+
+class WarmPool:
+    def __init__(
+        self, root: Path, env: dict[str, str], writable: list[Path], hide: list[Path], use_bwrap: bool
+    ) -> None:
+        self.root = root
+        self.env = env
+        self.writable = writable
+        self.hide = hide
+        self.use_bwrap = use_bwrap
+        self.mode = ""
+        self._proc: Any = None
+        self._lock = threading.Lock()
+        self._waiters: dict[str, tuple[threading.Event, dict[str, Any]]] = {}
+        self._ready = threading.Event()
+
+    def _start(self) -> None:
+        self._ready.clear()
+        limits = sandbox.Limits(timeout_s=0, memory_mb=0, address_space=False, max_procs=4096)
+        argv = [sys.executable, "-m", "services.evaluator.zygote"]
+        self._proc, self.mode = sandbox.spawn(
+            argv,
+            scratch=self.root,
+            limits=limits,
+            env={**self.env, "PYTHONPATH": str(REPO_ROOT)},
+            writable=self.writable,
+            hide=self.hide,
+            use_bwrap=self.use_bwrap,
+            stderr_path=self.root / "zygote.stderr",
+        )
+        threading.Thread(target=self._read, args=(self._proc,), daemon=True).start()
+        if not self._ready.wait(START_TIMEOUT_S) or self._proc.poll() is not None:
+            self.stop()
+            raise ZygoteDied("the warm pool's zygote did not start (see zygote.stderr)")
+        log.info("warm pool ready", sandbox=self.mode)
+
+    def _read(self, proc: Any) -> None:
+        for raw in proc.stdout:
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                continue
+            if msg.get("ready"):
+                self._ready.set()
+                continue
+            waiter = self._waiters.get(msg.get("id", ""))
+            if waiter:
+                waiter[1].update(msg)
+                waiter[0].set()
+        for event, _ in list(self._waiters.values()):  # the zygote is gone: wake everyone
+            event.set()
+
+    def stop(self) -> None:
+        if self._proc is not None:
+            sandbox.kill_group(self._proc)
+            self._proc.wait()
+            self._proc = None
+
+    def run(self, mode: str, work: Path, limits: sandbox.Limits) -> sandbox.SandboxResult:
+        req_id = uuid.uuid4().hex
+        event, reply = threading.Event(), {}
+        self._waiters[req_id] = (event, reply)
+        started = time.perf_counter()
+        try:
+            with self._lock:
+                if self._proc is None or self._proc.poll() is not None:
+                    self._start()
+                line = (
+                    json.dumps(
+                        {
+                            "id": req_id,
+                            "mode": mode,
+                            "plan": str(work / "plan.json"),
+                            "timeout_s": limits.timeout_s,
+                            "memory_mb": limits.memory_mb,
+                            "max_procs": limits.max_procs,
+                        }
+                    )
+                    + "\n"
+                )
+                self._proc.stdin.write(line.encode())
+                self._proc.stdin.flush()
+            if not event.wait(limits.timeout_s + GRACE_S) or not reply:
+                # No answer: the zygote is stuck or dead. Replace it; the child dies with it.
+                log.warning("zygote did not answer; restarting it", request=req_id)
+                with self._lock:
+                    self.stop()
+                reply = {"killed_for": "timeout", "returncode": None, "signal": None}
+        finally:
+            self._waiters.pop(req_id, None)
+        out, err = work / ".sandbox.stdout", work / ".sandbox.stderr"
+        return sandbox.SandboxResult(
+            returncode=reply.get("returncode"),
+            signal=reply.get("signal"),
+            killed_for=reply.get("killed_for", ""),
+            stdout=_tail(out),
+            stderr=_tail(err),
+            duration_s=time.perf_counter() - started,
+            mode=f"{self.mode} (warm pool)",
+            peak_rss_mb=float(reply.get("peak_rss_mb", 0.0)),
+        )
+
+
+def _tail(path: Path, limit: int = 20_000) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    return data[-limit:].decode("utf-8", "replace")

@@ -1,0 +1,123 @@
+"""Harness behaviour a user notices beyond the corpus: per-case scoring, broken specs, seeds,
+comparison rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from evaluator_helpers import FIXTURES, cpu_job
+
+from kevolve.config import REPO_ROOT
+from kevolve.platforms import get_platform
+from kevolve.specfile import check_outline
+from kevolve.v1 import common_pb2
+from services.evaluator.compare import Agreement, Mismatch, compare
+from services.evaluator.harness import Harness
+from services.evaluator.inputs import degenerate, derive_seed
+from services.evaluator.plan import EvalJob, build_plan
+
+GOOD = FIXTURES / "kernels" / "correct"
+SPECS = FIXTURES / "specs"
+
+
+def test_each_test_case_is_scored_separately_with_its_sizes(cpu_harness: Harness) -> None:
+    out = cpu_harness.evaluate(cpu_job(SPECS / "softmax_cases.py", GOOD / "softmax_online.py"))
+    assert out.result.verdict == common_pb2.PASSED, out.result.reason
+    cases = {c.name: dict(c.sizes) for c in out.result.cases}
+    assert cases == {
+        "base": {"rows": 8, "cols": 128},
+        "wide": {"rows": 8, "cols": 300},
+        "narrow": {"rows": 5, "cols": 33},
+    }
+    assert all(c.bytes_moved > 0 and c.passed for c in out.result.cases)
+    assert out.report["plan"]["cases"][1]["variants"] == ["raw", "affine", "sparse", "raw", "affine"]
+
+
+def test_spec_that_fails_at_run_time_is_an_infra_error_naming_it(
+    cpu_harness: Harness, tmp_path: Path
+) -> None:
+    spec = tmp_path / "broken.py"
+    spec.write_text(
+        (SPECS / "softmax_small.py")
+        .read_text()
+        .replace("return torch.softmax(x, dim=-1)", "raise ValueError('reference is broken')")
+    )
+    out = cpu_harness.evaluate(cpu_job(spec, GOOD / "softmax_rowwise.py"))
+    assert out.result.verdict == common_pb2.INFRA_ERROR and out.result.decided_by == "load:reference"
+    assert "reference is broken" in out.result.reason
+
+
+@pytest.mark.parametrize(
+    "source, words",
+    [
+        ("import torch\ndef get_inputs(): return []\n", "lacks Model"),
+        ("def broken(:\n", "does not parse"),
+    ],
+)
+def test_unusable_spec_is_rejected_before_anything_runs(
+    cpu_harness: Harness, tmp_path: Path, source: str, words: str
+) -> None:
+    spec = tmp_path / "bad.py"
+    spec.write_text(source)
+    out = cpu_harness.evaluate(cpu_job(spec, GOOD / "softmax_rowwise.py"))
+    assert out.result.verdict == common_pb2.INFRA_ERROR and out.result.decided_by == "load:spec"
+    assert words in out.result.reason
+
+
+def test_unknown_size_in_a_test_case_is_named(cpu_harness: Harness) -> None:
+    out = cpu_harness.evaluate(
+        cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py", test_cases=[("huge", {"colz": 4})])
+    )
+    assert out.result.decided_by == "load:spec" and "colz" in out.result.reason
+
+
+def _plan(**kwargs: object) -> dict[str, object]:
+    job = EvalJob(
+        spec_source=(REPO_ROOT / "examples" / "softmax.py").read_text(),
+        candidate_source="",
+        platform=get_platform(REPO_ROOT / "kb", "cpu"),
+        **kwargs,
+    )  # type: ignore[arg-type]
+    return build_plan(job, check_outline(job.spec_source))
+
+
+def test_screening_sizes_and_seeds() -> None:
+    plan = _plan(seed=42)
+    case = plan["cases"][0]  # type: ignore[index]
+    assert case["sizes"] == {"batch_size": 64, "dim": 1000}  # the spec's cpu_shapes
+    seeds = [t["seed"] for t in case["trials"] + case["recheck"]]
+    assert len(set(seeds)) == len(seeds) and 42 not in seeds
+    assert _plan(seed=42)["cases"][0]["trials"][0]["seed"] == case["trials"][0]["seed"]  # type: ignore[index]
+    assert _plan(seed=43)["cases"][0]["trials"][0]["seed"] != case["trials"][0]["seed"]  # type: ignore[index]
+    assert _plan(cpu_sizes={"batch_size": 3, "dim": 5})["cases"][0]["sizes"] == {"batch_size": 3, "dim": 5}  # type: ignore[index]
+    cuda = EvalJob(
+        spec_source=(REPO_ROOT / "examples" / "softmax.py").read_text(),
+        candidate_source="",
+        platform=get_platform(REPO_ROOT / "kb", "cuda"),
+    )
+    assert build_plan(cuda, check_outline(cuda.spec_source))["cases"][0]["sizes"] == {}  # GPU: the real sizes
+    assert derive_seed(1, "x") != derive_seed(2, "x")
+
+
+def test_comparison_rules() -> None:
+    ref = torch.tensor([[1.0, float("nan"), 3.0, 4.0]])
+    assert isinstance(compare([ref], [ref.clone()], 0, 0), Agreement)  # NaN where the reference has NaN
+    nan_out = torch.tensor([[float("nan"), float("nan"), 3.0, 4.0]])
+    res = compare([ref], [nan_out], 0, 0)
+    assert isinstance(res, Mismatch) and res.check == "nan_inf"
+    res = compare([ref], [torch.tensor([[1.0, float("nan"), 3.0, 4.5]])], 0, 0)
+    assert isinstance(res, Mismatch) and res.check == "allclose" and res.details["boundary_only"] is True
+    half = torch.tensor([1.0, 2.0], dtype=torch.float16)
+    assert isinstance(compare([half], [half + 0.005], 0, 0), Agreement)  # fp16 tolerance 1e-2
+    assert isinstance(compare([half.float()], [half.float() + 0.005], 0, 0), Mismatch)  # fp32 tolerance 1e-4
+    assert isinstance(compare([half.float()], [half.float() + 0.005], 0.01, 0.0), Agreement)  # spec atol
+    assert compare([ref], [ref.double()], 0, 0).check == "dtype"  # type: ignore[union-attr]
+    assert compare([ref], [ref, ref], 0, 0).check == "count"  # type: ignore[union-attr]
+
+
+def test_degenerate_reference_outputs_are_recognised() -> None:
+    assert degenerate([torch.zeros(4, 4)]) == "output 0 is all zeros"
+    assert degenerate([torch.full((4, 4), 0.25)]) == "output 0 is constant"
+    assert degenerate([torch.randn(4, 4)]) == ""

@@ -1,0 +1,97 @@
+"""The AST checks: obfuscations resolve to the rule they evade; honest wrappers stay clean."""
+
+from __future__ import annotations
+
+import pytest
+from evaluator_helpers import FIXTURES
+
+from services.evaluator.static_check import check_source
+
+KERNEL = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, tl.sum(x, axis=0) + tl.exp(x), mask=offs < n)
+"""
+
+
+def rules(body: str) -> list[str]:
+    return [v.rule for v in check_source(KERNEL + body)]
+
+
+def test_every_correct_fixture_is_clean() -> None:
+    for path in sorted((FIXTURES / "kernels" / "correct").glob("*.py")):
+        assert check_source(path.read_text()) == [], path.name
+
+
+@pytest.mark.parametrize(
+    "body, rule",
+    [
+        (
+            "import torch as T\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return T.matmul(x, x)",
+            "torch_compute",
+        ),
+        (
+            "from torch import softmax as s\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return s(x, -1)",
+            "torch_compute",
+        ),
+        (
+            "class ModelNew(nn.Module):\n    def forward(self, x):\n        return x.exp().sum(-1)",
+            "torch_compute",
+        ),
+        ("class ModelNew(nn.Module):\n    def forward(self, x):\n        return x @ x", "torch_compute"),
+        (
+            "class ModelNew(nn.Module):\n    def forward(self, x):\n        return getattr(torch, 'soft' + 'max')(x, -1)",
+            "dynamic_code",
+        ),
+        (
+            "class ModelNew(nn.Module):\n    def forward(self, x):\n        return getattr(torch, 'softmax')(x, -1)",
+            "torch_compute",
+        ),
+        ("class ModelNew(nn.Module):\n    def forward(self, x):\n        return eval('x')", "dynamic_code"),
+        ("import importlib\nclass ModelNew(nn.Module):\n    pass", "banned_import"),
+        (
+            "class ModelNew(nn.Module):\n    def forward(self, x):\n        return x.__class__.__subclasses__()",
+            "introspection",
+        ),
+        ("tl.sum = lambda *a: 0\nclass ModelNew(nn.Module):\n    pass", "monkeypatch"),
+        (
+            "import triton.testing as tt\ntt.do_bench = None\nclass ModelNew(nn.Module):\n    pass",
+            "monkeypatch",
+        ),
+        ("s = torch.cuda.Stream()\nclass ModelNew(nn.Module):\n    pass", "streams"),
+        ("from .spec import Model\nclass ModelNew(nn.Module):\n    pass", "banned_import"),
+        (
+            "class ModelNew(nn.Module):\n    def forward(self, x):\n        try:\n            return x\n        except Exception:\n"
+            "            return None",
+            "try_fallback",
+        ),
+    ],
+)
+def test_violation_is_named(body: str, rule: str) -> None:
+    found = rules(body)
+    assert found and found[0] == rule, found
+
+
+def test_allocation_views_and_reraise_are_allowed() -> None:
+    body = (
+        "class ModelNew(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.w = nn.Parameter(torch.ones(4))\n"
+        "    def forward(self, x):\n"
+        "        x = x.contiguous().view(-1)\n        y = torch.empty_like(x)\n"
+        "        z = torch.zeros(x.numel(), dtype=torch.float32, device=x.device)\n"
+        "        try:\n            k[(triton.cdiv(x.numel(), 128),)](x, y, x.numel(), BLOCK=128)\n"
+        "        except RuntimeError:\n            raise\n"
+        "        return y.reshape(x.shape)\n"
+    )
+    assert rules(body) == []
+
+
+def test_missing_kernel_is_reported() -> None:
+    assert [v.rule for v in check_source("import torch\nclass ModelNew: pass\n")] == ["no_triton_kernel"]
