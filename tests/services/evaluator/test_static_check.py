@@ -95,3 +95,16 @@ def test_allocation_views_and_reraise_are_allowed() -> None:
 
 def test_missing_kernel_is_reported() -> None:
     assert [v.rule for v in check_source("import torch\nclass ModelNew: pass\n")] == ["no_triton_kernel"]
+
+
+def test_parameter_initialisation_is_allowed_in_init_only() -> None:
+    """ModelNew may copy Model.__init__'s random weight init; forward may not use the same calls."""
+    init = (
+        "class ModelNew(nn.Module):\n"
+        "    def __init__(self, h):\n        super().__init__()\n"
+        "        self.w = nn.Parameter(torch.randn(h) * 0.1 + 1.0)\n"
+        "        self.b = nn.Parameter(torch.sort(torch.rand(h)).values)\n"
+    )
+    assert rules(init + "    def forward(self, x):\n        return x\n") == []
+    in_forward = init + "    def forward(self, x):\n        return x + torch.randn(x.shape)\n"
+    assert rules(in_forward) == ["torch_compute"]
