@@ -11,11 +11,16 @@ import logging
 import signal
 import sys
 from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TypeVar
 
 import structlog
+from google.protobuf.message import Message
 from prometheus_client import Gauge, start_http_server
 
+from kevolve.bus import Bus, Delivery
 from kevolve.config import CommonSettings
+
+M = TypeVar("M", bound=Message)
 
 UP = Gauge("kevolve_service_up", "1 while the service process is running and connected", ["service"])
 
@@ -52,6 +57,37 @@ def stop_event_on_signals() -> asyncio.Event:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     return stop
+
+
+class WorkHandler(Protocol[M]):
+    """What a worker service hands the bus: a handler and what to publish on the last failure."""
+
+    async def handle(self, message: M, delivery: Delivery) -> None: ...
+
+    async def give_up(self, message: M, delivery: Delivery, exc: BaseException) -> None: ...
+
+
+async def serve_work(common: CommonSettings, *, service: str, instance: str, subject: str,
+                     message_type: type[M], make_handler: Callable[[Bus], WorkHandler[M]],
+                     concurrency: int, metrics_port: int, **log_fields: Any) -> None:
+    """The life of every worker service: metrics up, connect, consume until SIGTERM, close.
+
+    Settings and heavy state (KB, harness, backend) are built by the caller *before* this, so
+    a bad configuration fails the process at start instead of after it took work.
+    """
+    serve_metrics(metrics_port)
+    stop = stop_event_on_signals()
+    bus = await Bus.connect(common, instance)
+    UP.labels(service).set(1)
+    handler = make_handler(bus)
+    consumer = bus.consumer(subject, message_type, handler.handle, concurrency=concurrency,
+                            on_give_up=handler.give_up)
+    structlog.get_logger(service).info(f"{service} ready", subject=subject, nats=common.nats_url, **log_fields)
+    try:
+        await consumer.run(stop)
+    finally:
+        UP.labels(service).set(0)
+        await bus.close()
 
 
 def run(main: Callable[[], Awaitable[None]]) -> None:

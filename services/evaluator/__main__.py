@@ -10,10 +10,8 @@ from __future__ import annotations
 import asyncio
 import sys
 
-import structlog
 
 from kevolve import runtime, subjects
-from kevolve.bus import Bus
 from kevolve.config import CommonSettings
 from kevolve.objstore import open_store
 from kevolve.platforms import get_platform
@@ -23,8 +21,6 @@ from .config import EvaluatorSettings
 from .handlers import EvaluateHandler
 from .harness import Harness
 
-log = structlog.get_logger("evaluator")
-
 
 async def serve() -> None:
     common = CommonSettings()
@@ -33,26 +29,14 @@ async def serve() -> None:
     platform = get_platform(common.kb_dir, settings.platform)  # unknown platform: fail before connecting
     harness = Harness(settings, common.kb_dir)
     store = open_store(common)
-    runtime.serve_metrics(settings.metrics_port)
-    stop = runtime.stop_event_on_signals()
-    bus = await Bus.connect(common, f"evaluator-{platform.name}")
-    runtime.UP.labels("evaluator").set(1)
-    handler = EvaluateHandler(bus, store, harness, platform, settings)
-    subject = subjects.eval_subject(platform.name)
-    consumer = bus.consumer(
-        subject,
-        evaluation_pb2.EvaluationRequest,
-        handler.handle,
-        concurrency=settings.concurrency,
-        on_give_up=handler.give_up,
-    )
-    log.info("evaluator ready", platform=platform.name, subject=subject, nats=common.nats_url)
     try:
-        await consumer.run(stop)
+        await runtime.serve_work(
+            common, service="evaluator", instance=f"evaluator-{platform.name}",
+            subject=subjects.eval_subject(platform.name), message_type=evaluation_pb2.EvaluationRequest,
+            make_handler=lambda bus: EvaluateHandler(bus, store, harness, platform, settings),
+            concurrency=settings.concurrency, metrics_port=settings.metrics_port, platform=platform.name)
     finally:
-        runtime.UP.labels("evaluator").set(0)
         harness.close()
-        await bus.close()
 
 
 def main() -> None:

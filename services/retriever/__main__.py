@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
-import structlog
 
 from kevolve import runtime, subjects
-from kevolve.bus import Bus
 from kevolve.config import CommonSettings
 from kevolve.objstore import open_store
 from kevolve.v1 import work_pb2
 from services.retriever.config import RetrieverSettings
 from services.retriever.expand import Expander
 from services.retriever.handlers import ExpandHandler
-
-log = structlog.get_logger("retriever")
 
 
 async def main() -> None:
@@ -29,20 +25,11 @@ async def main() -> None:
         reranker = load_reranker(settings.embedding_package)
     # The KB and templates load before connecting, so a broken KB fails the process at start.
     expander = Expander(open_store(common), common.kb_dir, settings, reranker)
-    runtime.serve_metrics(settings.metrics_port)
-    stop = runtime.stop_event_on_signals()
-    bus = await Bus.connect(common, "retriever")
-    runtime.UP.labels("retriever").set(1)
-    handler = ExpandHandler(bus, expander)
-    consumer = bus.consumer(subjects.EXPAND, work_pb2.ExpandRequest, handler.handle,
-                            concurrency=settings.concurrency, on_give_up=handler.give_up)
-    log.info("retriever ready", nats=common.nats_url, kb=str(common.kb_dir), sections=len(expander.kb.sections),
-             rerank=settings.rerank_embeddings)
-    try:
-        await consumer.run(stop)
-    finally:
-        runtime.UP.labels("retriever").set(0)
-        await bus.close()
+    await runtime.serve_work(
+        common, service="retriever", instance="retriever", subject=subjects.EXPAND,
+        message_type=work_pb2.ExpandRequest, make_handler=lambda bus: ExpandHandler(bus, expander),
+        concurrency=settings.concurrency, metrics_port=settings.metrics_port, kb=str(common.kb_dir),
+        sections=len(expander.kb.sections), rerank=settings.rerank_embeddings)
 
 
 if __name__ == "__main__":
