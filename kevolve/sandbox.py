@@ -26,6 +26,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -34,6 +35,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import psutil
+
+from kevolve.config import REPO_ROOT
 
 # Variables a child may inherit from the parent environment; everything else is dropped.
 _ALLOWED_ENV = (
@@ -142,6 +145,19 @@ def scrubbed_env(extra: Mapping[str, str] | None, scratch: Path) -> dict[str, st
     return env
 
 
+def _code_roots_under_tmp() -> list[Path]:
+    """Directories the child's Python needs (prefixes, sys.path, this repo) that lie under /tmp."""
+    candidates = {Path(sys.prefix), Path(sys.base_prefix), REPO_ROOT,
+                  *(Path(p) for p in sys.path if p and Path(p).is_dir())}
+    roots: set[Path] = set()
+    for path in candidates:
+        real = path.resolve()
+        if real.is_relative_to("/tmp") and real != Path("/tmp"):
+            roots.add(real)
+    # Keep only outermost directories: binding a parent already brings its children.
+    return sorted(r for r in roots if not any(r != o and r.is_relative_to(o) for o in roots))
+
+
 def _bwrap_argv(
     bwrap: str,
     scratch: Path,
@@ -165,6 +181,11 @@ def _bwrap_argv(
     ]
     argv += ["--dev-bind", "/dev", "/dev"] if limits.gpu else ["--dev", "/dev"]
     argv += ["--tmpfs", "/tmp"]
+    # The private /tmp must not take away the interpreter, the packages or our own code when
+    # they live under /tmp (a CI checkout in /tmp, wheels unpacked to /tmp/site): put those
+    # back read-only, before the hidden paths so those stay hidden.
+    for path in _code_roots_under_tmp():
+        argv += ["--ro-bind", str(path), str(path)]
     for path in hide:  # an empty tmpfs over a directory hides it (e.g. the worker's expected outputs)
         argv += ["--tmpfs", str(path)]
     for path in (scratch, *writable):
