@@ -9,6 +9,7 @@ from __future__ import annotations
 import statistics
 import uuid
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from kevolve.platforms import Platform
@@ -60,6 +61,8 @@ def new_node(s: Session, job: JobRow, msg: work_pb2.CandidateGenerated, rt: JobR
     elif job.state != job_pb2.RUNNING:
         node.status = job_pb2.DONE
         node.reason = f"arrived after the job ended ({job.end_reason}); not evaluated"
+    elif (twin := _judged_twin(s, job, msg.code_key)) is not None:
+        _copy_verdict(job, node, twin)
     else:
         screen = bool(platform.screen_on) and not job.config.get("skip_screening")
         node.status = job_pb2.SCREENING if screen else job_pb2.EVALUATING
@@ -70,10 +73,37 @@ def new_node(s: Session, job: JobRow, msg: work_pb2.CandidateGenerated, rt: JobR
         rt.state.nodes[node.id] = to_graph_node(node, node.status == job_pb2.DONE and bool(node.verdict))
         if node.status in (job_pb2.SCREENING, job_pb2.EVALUATING):
             rt.judging.add(node.id)
-        if node.verdict == common_pb2.NO_CODE:
+        if node.status == job_pb2.DONE and node.verdict:
             rt.policy.observe(rt.state, rt.state.nodes[node.id])
             job.policy_state = dict(rt.state.policy_state)
     return node
+
+
+def _judged_twin(s: Session, job: JobRow, code_key: str) -> NodeRow | None:
+    """An earlier node of this job with byte-identical code and a final verdict, if any.
+
+    Code keys are content hashes, so equal keys mean equal code: evaluating it again would
+    spend an evaluator (a GPU, for cuda jobs) to learn what the job already knows.
+    """
+    if not code_key:
+        return None
+    final = (job_pb2.DONE, job_pb2.PROFILING)
+    return s.scalars(select(NodeRow).where(
+        NodeRow.job_id == job.id, NodeRow.code_key == code_key, NodeRow.status.in_(final),
+        NodeRow.verdict.notin_((0, common_pb2.INFRA_ERROR))).order_by(NodeRow.seq)).first()
+
+
+def _copy_verdict(job: JobRow, node: NodeRow, twin: NodeRow) -> None:
+    for name in ("verdict", "fitness", "is_buggy", "suspicious", "case_fitness", "eval_report_key",
+                 "screen_report_key", "profile_report_key", "profile_summary", "candidate_ms", "baseline_ms"):
+        setattr(node, name, getattr(twin, name))
+    node.status = job_pb2.DONE
+    node.decided_by = f"dedupe:{twin.id}"
+    node.reason = f"same code as {twin.id} (equal content hash); its verdict is reused, not re-evaluated"
+    job.evaluated += 1
+    job.passed += node.verdict == common_pb2.PASSED
+    job.since_improvement += 1   # an identical kernel cannot improve on its twin
+    metrics.CANDIDATES.labels(job.platform, common_pb2.Verdict.Name(node.verdict)).inc()
 
 
 def apply_result(s: Session, job: JobRow, node: NodeRow, msg: evaluation_pb2.EvaluationResult,

@@ -44,6 +44,8 @@ class Fakes:
     gen: GenScript = _ok_gen
     evaluate: EvalScript = _pass_eval
     pools: tuple[str, ...] = ("cpu",)
+    # Source the fake generator writes for an expansion (default: unique per expansion).
+    code: Callable[[work_pb2.ExpandRequest], str] | None = None
     expands: list[work_pb2.ExpandRequest] = field(default_factory=list)
     evals: list[evaluation_pb2.EvaluationRequest] = field(default_factory=list)
     profiles: list[profile_pb2.ProfileRequest] = field(default_factory=list)
@@ -65,8 +67,8 @@ class Fakes:
         if error:
             msg.error = error
         else:
-            msg.code_key = self.store.put(f"# kernel for {req.expansion_id}\nclass ModelNew: pass\n".encode(),
-                                          "kernels", ".py")
+            source = self.code(req) if self.code else f"# kernel for {req.expansion_id}\nclass ModelNew: pass\n"
+            msg.code_key = self.store.put(source.encode(), "kernels", ".py")
             msg.tunables["BLOCK_SIZE"] = str(64 * (1 + req.generation))
         await self.bus.publish(subjects.CANDIDATE, msg, msg_id=f"cand-{req.expansion_id}")
 

@@ -279,3 +279,18 @@ async def test_work_no_worker_could_finish_becomes_a_failure_result(settings: Co
         assert done.state == job_pb2.SUCCEEDED and done.passed == 1
         attempts = [r.attempt.rsplit(".", 1)[1] for r in fakes.evals]
         assert attempts == ["1"] * settings.max_deliver + ["2"]
+
+
+async def test_identical_code_reuses_the_verdict_instead_of_another_evaluation(settings: CommonSettings,
+                                                                              tmp_path: Path) -> None:
+    fakes = Fakes(settings, code=lambda req: "# the same kernel every time\nclass ModelNew: pass\n")
+    async with fakes.running(), controller(settings, controller_settings(tmp_path)) as ctl, client(ctl.port) as stub:
+        job = (await stub.SubmitJob(submit_request(budget=3, parallelism=1), timeout=90)).job
+        done = await wait_ended(stub, job.job_id)
+        cands = (await stub.ListCandidates(service_pb2.ListCandidatesRequest(job_id=job.job_id))).candidates
+    assert len(cands) == 3 and len({c.code_key for c in cands}) == 1
+    assert len(fakes.evals) == 1                       # evaluated once, not three times
+    first, *twins = cands
+    assert all(t.decided_by == f"dedupe:{first.node_id}" and t.verdict == first.verdict
+               and t.fitness == first.fitness for t in twins)
+    assert done.evaluated == 3 and done.passed == 3 and done.best_node_id == first.node_id
