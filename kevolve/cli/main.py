@@ -49,7 +49,7 @@ def _fail(exc: Exception) -> typer.Exit:
 
 def _job_table(job: job_pb2.Job) -> Table:
     table = Table(show_header=False, box=None)
-    unit = "speedup vs torch.compile" if job.fitness_is_speed else "correctness only (no speed on this platform)"
+    unit = job.fitness_unit or ("speedup vs torch.compile" if job.fitness_is_speed else "correctness only")
     rows = [
         ("job", job.job_id), ("spec", job.spec.name), ("platform", job.platform),
         ("state", job_pb2.JobState.Name(job.state)), ("end reason", job.end_reason or "-"),

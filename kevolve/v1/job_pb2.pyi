@@ -111,7 +111,7 @@ class JobConfig(_message.Message):
     def __init__(self, budget: _Optional[int] = ..., policy: _Optional[_Union[SelectionPolicy, str]] = ..., parallelism: _Optional[int] = ..., wall_clock_s: _Optional[float] = ..., max_cost_usd: _Optional[float] = ..., max_tokens: _Optional[int] = ..., patience: _Optional[int] = ..., target_speedup: _Optional[float] = ..., seed: _Optional[int] = ..., uct_c: _Optional[float] = ..., islands: _Optional[int] = ..., migration_interval: _Optional[int] = ..., no_reuse: _Optional[bool] = ..., skip_screening: _Optional[bool] = ..., models: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Job(_message.Message):
-    __slots__ = ("job_id", "tenant", "spec", "platform", "config", "state", "end_reason", "best_node_id", "best_fitness", "candidates", "evaluated", "passed", "created_at", "updated_at", "usage", "fitness_is_speed")
+    __slots__ = ("job_id", "tenant", "spec", "platform", "config", "state", "end_reason", "best_node_id", "best_fitness", "candidates", "evaluated", "passed", "created_at", "updated_at", "usage", "fitness_is_speed", "fitness_unit")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
     SPEC_FIELD_NUMBER: _ClassVar[int]
@@ -128,6 +128,7 @@ class Job(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
     FITNESS_IS_SPEED_FIELD_NUMBER: _ClassVar[int]
+    FITNESS_UNIT_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     tenant: str
     spec: KernelSpec
@@ -144,7 +145,8 @@ class Job(_message.Message):
     updated_at: float
     usage: _common_pb2.Usage
     fitness_is_speed: bool
-    def __init__(self, job_id: _Optional[str] = ..., tenant: _Optional[str] = ..., spec: _Optional[_Union[KernelSpec, _Mapping]] = ..., platform: _Optional[str] = ..., config: _Optional[_Union[JobConfig, _Mapping]] = ..., state: _Optional[_Union[JobState, str]] = ..., end_reason: _Optional[str] = ..., best_node_id: _Optional[str] = ..., best_fitness: _Optional[float] = ..., candidates: _Optional[int] = ..., evaluated: _Optional[int] = ..., passed: _Optional[int] = ..., created_at: _Optional[float] = ..., updated_at: _Optional[float] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., fitness_is_speed: _Optional[bool] = ...) -> None: ...
+    fitness_unit: str
+    def __init__(self, job_id: _Optional[str] = ..., tenant: _Optional[str] = ..., spec: _Optional[_Union[KernelSpec, _Mapping]] = ..., platform: _Optional[str] = ..., config: _Optional[_Union[JobConfig, _Mapping]] = ..., state: _Optional[_Union[JobState, str]] = ..., end_reason: _Optional[str] = ..., best_node_id: _Optional[str] = ..., best_fitness: _Optional[float] = ..., candidates: _Optional[int] = ..., evaluated: _Optional[int] = ..., passed: _Optional[int] = ..., created_at: _Optional[float] = ..., updated_at: _Optional[float] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., fitness_is_speed: _Optional[bool] = ..., fitness_unit: _Optional[str] = ...) -> None: ...
 
 class Candidate(_message.Message):
     __slots__ = ("node_id", "job_id", "parent_id", "generation", "status", "verdict", "fitness", "is_buggy", "code_key", "eval_report_key", "screen_report_key", "profile_report_key", "prompt_key", "reason", "decided_by", "context_mode", "policy", "tunables", "usage", "retrieved_docs", "created_at", "backend", "suspicious", "approved", "candidate_ms", "baseline_ms", "profile_summary", "case_fitness")

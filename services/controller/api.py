@@ -29,6 +29,13 @@ log = structlog.get_logger("controller.api")
 
 MAX_LIST = 1000
 
+# Said with every job so nobody reads a simulated estimate as a measured GPU speedup.
+FITNESS_UNITS = {
+    "measured": "speedup over torch.compile, measured",
+    "simulated": "simulated speedup over the reference's unfused operators (machine-model estimate)",
+    "none": "correctness only (1 = passed; this platform gives no speed)",
+}
+
 
 class JobService(service_pb2_grpc.JobServiceServicer):
     def __init__(self, settings: ControllerSettings, factory: sessionmaker[Session], store: ObjectStore,
@@ -77,6 +84,7 @@ class JobService(service_pb2_grpc.JobServiceServicer):
         platform = get_platform(self.kb_dir, checked.platform)
         config = config_to_dict(checked.config)
         config["fitness_is_speed"] = platform.fitness_is_speed
+        config["fitness_unit"] = FITNESS_UNITS[platform.speed]
         fingerprint = specprobe.fingerprint(spec.source)
         job_id = uuid.uuid4().hex[:16]
         with self.factory.begin() as s:

@@ -55,6 +55,7 @@ def job_to_proto(row: JobRow, with_source: str = "") -> job_pb2.Job:
         usage=common_pb2.Usage(prompt_tokens=row.prompt_tokens, completion_tokens=row.completion_tokens,
                                cost_usd=row.cost_usd),
         fitness_is_speed=row.fitness_is_speed,
+        fitness_unit=str((row.config or {}).get("fitness_unit", "")),
     )
 
 

@@ -56,9 +56,13 @@ def _case_result(
         cr.reason = "correct (this platform measures no speed)"
     elif cr.candidate_ms > 0 and baseline > 0:
         cr.fitness = baseline / cr.candidate_ms
-        cr.reason = (
-            f"{cr.candidate_ms:.4g} ms vs torch.compile {cr.compile_ms:.4g} ms, eager {cr.eager_ms:.4g} ms"
-        )
+        if cr.simulated:  # never let an estimate read like a measured GPU time
+            cr.reason = (f"simulated {cr.candidate_ms:.4g} ms vs the reference's unfused operators "
+                         f"{cr.eager_ms:.4g} ms (machine-model estimates)")
+        else:
+            cr.reason = (
+                f"{cr.candidate_ms:.4g} ms vs torch.compile {cr.compile_ms:.4g} ms, eager {cr.eager_ms:.4g} ms"
+            )
     else:
         cr.reason = "correct, but the platform returned no time"
     return cr
@@ -126,7 +130,9 @@ def build_outcome(job: EvalJob, plan: dict[str, Any], state: RunState, duration_
             result.reason = (
                 f"correct on {sum(len(c['trials']) for c in plan['cases'])} trials and "
                 f"{sum(len(c['recheck']) for c in plan['cases'])} re-checks over {len(cases)} case(s)"
-                + (f"; fitness {fitness:.3g}x vs torch.compile" if job.platform.speed != "none" else "")
+                + {"measured": f"; fitness {fitness:.3g}x vs torch.compile",
+                   "simulated": f"; simulated fitness {fitness:.3g}x vs the unfused reference"}.get(
+                       job.platform.speed, "")
             )
             if fitness == 0.0 and job.platform.speed != "none":
                 result.verdict, result.decided_by = common_pb2.INFRA_ERROR, "timing:missing"
