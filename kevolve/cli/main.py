@@ -154,6 +154,43 @@ def candidates(job_id: str, target: Target = None, run_dir: RunDir = DEFAULT_RUN
 
 
 @app.command()
+def node(job_id: str, node_id: str,
+         prompt: Annotated[bool, typer.Option("--prompt", help="print the prompt that produced it")] = False,
+         code: Annotated[bool, typer.Option("--code", help="print its source")] = False,
+         target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
+    """Why a kernel was written and how it fared: diagnosis docs, usage, verdict, profile, prompt."""
+    client = _client(target, run_dir)
+    try:
+        found = [c for c in client.candidates(job_id) if c.node_id == node_id or c.node_id.endswith(node_id)]
+        if not found:
+            raise ClientError(f"job {job_id} has no node {node_id!r}")
+        c = found[0]
+        table = Table(show_header=False, box=None)
+        rows = [
+            ("node", c.node_id), ("parent", c.parent_id or "(from the spec)"), ("generation", str(c.generation)),
+            ("context mode", common_pb2.ContextMode.Name(c.context_mode)), ("backend", c.backend),
+            ("tunables", ", ".join(f"{k}={v}" for k, v in sorted(c.tunables.items())) or "-"),
+            ("retrieved docs", "\n".join(c.retrieved_docs) or "-"),
+            ("LLM usage", f"{c.usage.model or '-'}: {c.usage.prompt_tokens} in, {c.usage.completion_tokens} out, "
+                          f"${c.usage.cost_usd:.4f}"),
+            ("verdict", f"{common_pb2.Verdict.Name(c.verdict)} ({c.decided_by or '-'})"),
+            ("fitness", f"{c.fitness:.3f}"), ("reason", c.reason or "-"),
+            ("profile", c.profile_summary or "-"),
+        ]
+        for key, value in rows:
+            table.add_row(f"[bold]{key}[/]", value)
+        console.print(table)
+        if prompt and c.prompt_key:
+            console.rule("prompt")
+            console.print(client.artifact(job_id, c.prompt_key).decode("utf-8", "replace"), markup=False)
+        if code and c.code_key:
+            console.rule("code")
+            console.print(client.artifact(job_id, c.code_key).decode("utf-8", "replace"), markup=False)
+    except ClientError as exc:
+        raise _fail(exc) from exc
+
+
+@app.command()
 def best(job_id: str, output: Annotated[Path, typer.Option("-o", "--output")] = Path("kernel.py"),
          target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
     """Write the job's best verified kernel to a file."""

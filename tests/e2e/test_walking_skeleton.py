@@ -117,6 +117,22 @@ def test_spec_over_grpc_comes_back_as_a_verified_kernel(system: LocalSystem, tmp
     html = client.stub.GetReport(service_pb2.GetReportRequest(job_id=job.job_id)).html
     assert job.job_id in html and "<svg" in html and "ModelNew" in html
 
+    # The CLI a user runs: status, best -o, and why the kernel was written (prompt, KB docs).
+    def cli(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "kevolve.cli.main", *args, "--target", system.grpc_target],
+                              env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "COLUMNS": "200"},
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+
+    assert "SUCCEEDED" in cli("status", job.job_id)
+    cli("best", job.job_id, "-o", str(tmp_path / "cli_best.py"))
+    assert (tmp_path / "cli_best.py").read_text() == best.code
+    shown = cli("node", job.job_id, best.candidate.node_id, "--prompt")
+    assert "retrieved docs" in shown and "PASSED" in shown
+    assert any(doc in shown for doc in best.candidate.retrieved_docs)  # the KB sections it was prompted with
+    assert "ModelNew" in shown                                         # the prompt asks for a ModelNew
+
 
 def test_killed_evaluator_loses_no_work(system: LocalSystem) -> None:
     """SIGKILL the evaluator while it holds a candidate: JetStream redelivers it to the new one."""
