@@ -76,7 +76,8 @@ def follow(client: JobClient, job_id: str, budget: int) -> job_pb2.Job:
             if event.kind == "evaluated" and event.HasField("candidate"):
                 c = event.candidate
                 verdict = common_pb2.Verdict.Name(c.verdict)
-                progress.console.print(f"  {c.node_id[:12]} gen {c.generation} {verdict:<16} "
+                short = c.node_id.removeprefix(f"{job_id}-")
+                progress.console.print(f"  node {short:<5} gen {c.generation} {verdict:<16} "
                                        f"fitness {c.fitness:.3f}  {c.reason[:80]}")
             if job.state in TERMINAL:
                 break
@@ -148,7 +149,7 @@ def candidates(job_id: str, target: Target = None, run_dir: RunDir = DEFAULT_RUN
         raise _fail(exc) from exc
     table = Table("node", "parent", "gen", "verdict", "fitness", "decided by", "reason")
     for c in nodes:
-        table.add_row(c.node_id[:12], c.parent_id[:12] or "-", str(c.generation), common_pb2.Verdict.Name(c.verdict),
+        table.add_row(c.node_id, c.parent_id or "-", str(c.generation), common_pb2.Verdict.Name(c.verdict),
                       f"{c.fitness:.3f}", c.decided_by, c.reason[:60])
     console.print(table)
 

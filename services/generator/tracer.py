@@ -67,6 +67,65 @@ def _meta(node: Any) -> dict[str, Any]:
     return {"shape": list(meta.shape), "dtype": str(meta.dtype).removeprefix("torch.")}
 
 
+# Factories whose size/limit arguments may be traced values (torch.zeros(n, d) with n from
+# lengths.numel()): fx only intercepts calls that receive a Proxy through __torch_function__,
+# which these size-taking factories never see, so they fail inside torch. While tracing they
+# are swapped for wrappers that record a call_function node of the real factory instead.
+_FACTORIES = ("zeros", "ones", "empty", "full", "arange")
+
+
+def _has_proxy(value: Any) -> bool:
+    import torch.fx as fx
+
+    if isinstance(value, fx.Proxy):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_has_proxy(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_proxy(v) for v in value.values())
+    return False
+
+
+def _first_proxy(value: Any) -> Any:
+    import torch.fx as fx
+
+    if isinstance(value, fx.Proxy):
+        return value
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else []
+    for v in items:
+        found = _first_proxy(v)
+        if found is not None:
+            return found
+    return None
+
+
+class _TracedFactories:
+    """Context manager: torch.<factory> records an fx node when given traced sizes."""
+
+    def __enter__(self) -> None:
+        import torch
+
+        self.saved = {name: getattr(torch, name) for name in _FACTORIES}
+
+        def wrap(real: Any) -> Any:
+            def factory(*args: Any, **kwargs: Any) -> Any:
+                if _has_proxy(args) or _has_proxy(kwargs):
+                    proxy = _first_proxy((args, kwargs))
+                    return proxy.tracer.create_proxy("call_function", real, args, kwargs)
+                return real(*args, **kwargs)
+            factory.__name__ = real.__name__
+            return factory
+
+        for name, real in self.saved.items():
+            setattr(torch, name, wrap(real))
+
+    def __exit__(self, *exc: Any) -> None:
+        import torch
+
+        for name, real in self.saved.items():
+            setattr(torch, name, real)
+
+
 def trace(source: str, sizes: dict[str, int]) -> dict[str, Any]:
     import torch
     import torch.fx as fx
@@ -85,7 +144,8 @@ def trace(source: str, sizes: dict[str, int]) -> dict[str, Any]:
             model = module.Model(*module.get_init_inputs())
             inputs = list(module.get_inputs())
             try:
-                graph_module = fx.symbolic_trace(model)
+                with _TracedFactories():
+                    graph_module = fx.symbolic_trace(model)
             except Exception as exc:  # data-dependent control flow and the like
                 raise _Untraceable(f"torch.fx cannot trace Model.forward: {type(exc).__name__}: {exc}") from exc
             ShapeProp(graph_module).propagate(*inputs)

@@ -1,6 +1,5 @@
-"""Specs of the suite's families at random small shapes: they load through kevolve.specfile and run.
-
-The lead extends this to check the offline generator reaches correct kernels on them.
+"""Specs of the suite's families at random small shapes: they load through kevolve.specfile and run,
+and the offline generator reaches a kernel matching the reference on each of them.
 """
 
 from __future__ import annotations
@@ -8,8 +7,10 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 import torch
@@ -66,3 +67,34 @@ def test_random_specs_load_and_run(tmp_path: Path) -> None:
         big = specfile.load_module(source, f"_random_{path.stem}_{next(_ids)}", sizes=bigger,
                                    filename=str(path))
         assert big.bytes_moved() > module.bytes_moved(), path.stem
+
+
+# -- the offline generator on random shapes ------------------------------------------------
+# Every family of the suite, at shapes drawn with a fixed seed the templates were not written
+# against: the offline backend must reach a candidate matching the reference (checked in
+# process under the Triton interpreter) within the controller's expansion budget.
+_fam_spec = importlib.util.spec_from_file_location("kevolve_offline_families_helpers",
+                                                   REPO_ROOT / "tests" / "kb" / "test_offline_families.py")
+assert _fam_spec and _fam_spec.loader
+_families: ModuleType = importlib.util.module_from_spec(_fam_spec)
+_fam_spec.loader.exec_module(_families)
+evolve = _families.evolve
+
+GENERATOR_SEED = 7331
+GENERATOR_SPECS = random_specs.generate_random_specs(GENERATOR_SEED, per_family=1)
+
+
+@pytest.fixture(scope="module")
+async def offline_backend() -> AsyncIterator[Any]:
+    from services.generator.backends.offline import OfflineBackend
+
+    b = OfflineBackend(REPO_ROOT / "kb" / "templates", trace_timeout_s=120)
+    yield b
+    await b.aclose()
+
+
+@pytest.mark.parametrize("spec", GENERATOR_SPECS, ids=[s.name for s in GENERATOR_SPECS])
+async def test_offline_generator_reaches_a_correct_kernel(offline_backend: Any, tmp_path: Path,
+                                                          spec: Any) -> None:
+    gen, used = await evolve(offline_backend, spec.source, tmp_path)
+    assert gen.code and used <= _families.MAX_EXPANSIONS

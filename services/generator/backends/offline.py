@@ -185,6 +185,6 @@ class OfflineBackend:
         if builder is None:
             raise Unsupported(f"template {template.name} names unknown codegen {template.codegen!r}")
         # Lower afresh: builders annotate the program (roles), so each render gets its own.
-        program = lower(traced) if not template.traced_ops else None
+        program = lower(traced) if not template.raw_graph else None
         context = builder(program, parts, tunables) if program is not None else builder(traced, parts, tunables)
         return str(template.source.render(**context))

@@ -34,6 +34,12 @@ class Decompose:
             raise Unsupported("dropout with p > 0 in training mode is random; no deterministic kernel can match it")
         if fn == "getattr" and len(args) == 2 and args[1] == "shape":
             return ("shape", args[0])
+        if fn == "getattr" and len(args) == 2 and args[1] in ("dtype", "device", "layout"):
+            # Only ever an argument of .to()/.type() (which keep fp32 compute; the store casts
+            # to the traced output dtype), never a value the kernel computes with.
+            return ("meta", args[1])
+        if fn in ("transpose", "t", "permute", "swapaxes", "mT"):
+            return self.view_of(node, fn, args, kwargs)
         if fn == "getitem":
             src = self.arg(args[0])
             if isinstance(src, tuple) and src[0] == "shape" and isinstance(args[1], int):
@@ -135,6 +141,19 @@ class Decompose:
         if fn in UNARY:
             return self.un(fn, self.tensor(args[0]))
         raise Unsupported(f"operator {fn!r}")
+
+    def view_of(self, node: dict[str, Any], fn: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """A transpose/permute of an input or parameter stays a view: GEMM operands are read
+        through its strides (no copy); pointwise templates make it contiguous when they load it."""
+        src = self.arg(args[0])
+        if not (isinstance(src, tuple) and src[0] == "lazy"):
+            raise Unsupported(f"{fn} of a computed value (only inputs and parameters can be transposed)")
+        rest = [a for a in args[1:]] + [f"{k}={v!r}" for k, v in kwargs.items()]
+        if not all(isinstance(a, (int, str)) or (isinstance(a, list) and all(isinstance(x, int) for x in a))
+                   for a in rest):
+            raise Unsupported(f"{fn} with traced dimension arguments")
+        call = "mT" if fn == "mT" else f"{'transpose' if fn == 'swapaxes' else fn}({', '.join(map(str, rest))})"
+        return ("lazy", f"({src[1]}).{call}", node["name"])
 
     def keepdim_ok(self, node: dict[str, Any], keepdim: Any) -> None:
         # A non-keepdim reduction is fine as the final output; the Program records its shape.

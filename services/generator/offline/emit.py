@@ -12,11 +12,15 @@ from services.generator.offline.ops import BINARY, REDUCE, UNARY, Unsupported
 FLOAT_DTYPES = {"float32", "float16", "bfloat16", "float64"}
 
 
-def assign_roles(program: Program, main_shape: list[int], axis: int | None = None) -> None:
+def assign_roles(program: Program, main_shape: list[int], axis: int | None = None,
+                 allow_suffix: bool = False) -> None:
     """Decide how each operand broadcasts against the [rows, reduced axis] tile.
 
     full: the tile's own shape; rowvec: varies only along `axis` (a LayerNorm weight);
-    colvec: one value per row (a keepdim reduction's shape); scalar: one element.
+    colvec: one value per row (a keepdim reduction's shape); scalar: one element;
+    suffix (only where the kernel indexes by flat offset, allow_suffix): equal to the
+    tile's trailing dims and broadcast over the leading ones (an attention mask [S, S]
+    shared by every head of [H, S, S]), read at `flat offset % its numel`.
     """
     d = len(main_shape) - 1 if axis is None else axis
     for op in program.operands:
@@ -36,6 +40,8 @@ def assign_roles(program: Program, main_shape: list[int], axis: int | None = Non
             op.role = "rowvec"
         elif aligned and aligned[d] == 1 and all(aligned[j] == main_shape[j] for j in others):
             op.role = "colvec"
+        elif allow_suffix and aligned and _is_suffix(aligned, main_shape):
+            op.role = "suffix"
         else:
             raise Unsupported(f"{op.expr} of shape {shape} broadcast against {main_shape}")
     refresh_kinds(program)
@@ -43,7 +49,7 @@ def assign_roles(program: Program, main_shape: list[int], axis: int | None = Non
 
 def refresh_kinds(program: Program) -> None:
     """Loads take their kind from their operand's role; derived values from their inputs."""
-    role_kind = {"full": "row", "rowvec": "row", "colvec": "col", "scalar": "scalar", "heavy": "row"}
+    role_kind = {"full": "row", "rowvec": "row", "suffix": "row", "colvec": "col", "scalar": "scalar", "heavy": "row"}
     for v in program.values:
         if v.op == "load":
             v.kind = role_kind[program.operands[v.operand].role]
@@ -56,6 +62,12 @@ def refresh_kinds(program: Program) -> None:
             v.kind = "col"
 
 
+def _is_suffix(aligned: list[int], main_shape: list[int]) -> bool:
+    """Leading dims all 1, the rest equal to the tile's: contiguous, it repeats every numel elements."""
+    k = next((j for j, d in enumerate(aligned) if d != 1), len(aligned))
+    return aligned[k:] == main_shape[k:]
+
+
 def _numel(shape: list[int]) -> int:
     n = 1
     for d in shape:
@@ -66,7 +78,7 @@ def _numel(shape: list[int]) -> int:
 def _heavy_operands(program: Program) -> list[object]:
     h = program.heavy
     assert h is not None
-    idx = [h.a, h.b] + ([h.bias] if h.bias >= 0 else [])
+    idx = [h.a, h.b] + [i for i in (h.bias, h.c) if i >= 0]
     return [program.operands[i] for i in idx]
 
 
@@ -90,7 +102,7 @@ def expr(program: Program, i: int, loads: dict[str, str]) -> str:
     a = [f"v{j}" for j in v.args]
     if v.op == "load":
         role = program.operands[v.operand].role
-        return loads[role].format(p=f"in{v.operand}_ptr")
+        return loads[role].format(p=f"in{v.operand}_ptr", n=f"in{v.operand}_numel")
     if v.op == "const":
         return "(N * 1.0)" if v.const == "N" else v.const.replace("N", "(N * 1.0)") if "N" in v.const else v.const
     if v.op == "unary":

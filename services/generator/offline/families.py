@@ -62,19 +62,22 @@ def _prologue(program: Program, main: int, out_shape: str) -> tuple[list[str], s
     call = ""
     for i, op in enumerate(program.operands):
         lines.append(f"in{i} = ({op.expr}).contiguous()")
-        call += f"in{i}, "
+        # a suffix-broadcast operand repeats every numel() elements of the flat index
+        call += f"in{i}, in{i}.numel(), " if op.role == "suffix" else f"in{i}, "
     lines.append(f"out = torch.empty({out_shape}, dtype={_dtype_expr(program, main)}, device=main.device)")
     return lines, call
 
 
 def _ptr_params(program: Program) -> str:
-    return "".join(f"in{i}_ptr, " for i in range(len(program.operands)))
+    return "".join(f"in{i}_ptr, in{i}_numel, " if op.role == "suffix" else f"in{i}_ptr, "
+                   for i, op in enumerate(program.operands))
 
 
 FLAT_LOADS = {
     "full": "tl.load({p} + offs, mask=mask, other=0.0).to(tl.float32)",
     "rowvec": "tl.load({p} + offs % N, mask=mask, other=0.0).to(tl.float32)",
     "colvec": "tl.load({p} + offs // N, mask=mask, other=0.0).to(tl.float32)",
+    "suffix": "tl.load({p} + offs % {n}, mask=mask, other=0.0).to(tl.float32)",
     "scalar": "tl.load({p}).to(tl.float32)",
 }
 
@@ -82,6 +85,8 @@ TILE_LOADS = {
     "full": "tl.load({p} + offs, mask=mask, other=0.0).to(tl.float32)",
     "rowvec": "tl.load({p} + cols[None, :], mask=col_ok[None, :], other=0.0).to(tl.float32)",
     "colvec": "tl.load({p} + rows[:, None], mask=row_ok[:, None], other=0.0).to(tl.float32)",
+    # offs is the flat index into the tile's tensor (strided rows included)
+    "suffix": "tl.load({p} + offs % {n}, mask=mask, other=0.0).to(tl.float32)",
     "scalar": "tl.load({p}).to(tl.float32)",
 }
 
@@ -91,7 +96,7 @@ def build_pointwise(program: Program, parts: SpecParts, tunables: dict[str, str]
     main_shape = program.operands[main].shape
     if program.out_shape != main_shape:
         raise Unsupported(f"output shape {program.out_shape} differs from the largest input's {main_shape}")
-    emit.assign_roles(program, main_shape)
+    emit.assign_roles(program, main_shape, allow_suffix=True)
     body = emit.straight(program, emit.needed(program, [program.out]), FLAT_LOADS)
     # A chain that only reads parameters/constants still needs a [BLOCK] tile to store.
     if program.values[program.out].kind != "row":
@@ -110,7 +115,7 @@ def build_row(program: Program, parts: SpecParts, tunables: dict[str, str]) -> d
         axis, ndim = program.reduce_axis
         if ndim != len(main_shape):
             raise Unsupported(f"a reduction over a {ndim}-d tensor while the largest input is {len(main_shape)}-d")
-    emit.assign_roles(program, main_shape, axis)
+    emit.assign_roles(program, main_shape, axis, allow_suffix=True)
     out_v = program.values[program.out]
     if out_v.kind == "row":
         if program.out_shape != main_shape:
@@ -236,6 +241,26 @@ def build_matmul(program: Program, parts: SpecParts, tunables: dict[str, str]) -
     ctx = _gemm_common(program, parts, tunables, "GEMM with fused epilogue: " + program.signature(), TILE_LOADS)
     ctx.update(batched=heavy.kind == "bmm", b_transposed=heavy.b_transposed, alpha=repr(heavy.alpha),
                beta=repr(heavy.beta))
+    if program.has_reduce:
+        # Row reductions in the epilogue (a norm after the GEMM): one program owns whole output
+        # rows, so BLOCK_N is the row length rounded up and the reductions run on the registers.
+        if program.reduce_axis != (len(heavy.out_shape) - 1, len(heavy.out_shape)):
+            raise Unsupported("an epilogue reduction over a GEMM output axis other than the last")
+        ctx.update(title="GEMM with a fused row epilogue: " + program.signature(),
+                   BLOCK_N="triton.next_power_of_2(n_cols)", GROUP_M="1")
+    return ctx
+
+
+def build_gemm_chain(program: Program, parts: SpecParts, tunables: dict[str, str]) -> dict[str, Any]:
+    heavy = program.heavy
+    if heavy is None or heavy.kind not in ("mm_chain", "bmm_chain") or heavy.c < 0:
+        raise Unsupported("no chained matmul A @ (B @ C) in the graph")
+    c = program.operands[heavy.c]
+    if c.dtype != program.operands[heavy.a].dtype or c.dtype != program.operands[heavy.b].dtype:
+        raise Unsupported("chained matmul operands of different dtypes")
+    ctx = _gemm_common(program, parts, tunables, "Chained GEMM A(BC) with fused epilogue: " + program.signature(),
+                       TILE_LOADS)
+    ctx.update(batched=heavy.kind == "bmm_chain", c_expr=c.expr)
     return ctx
 
 
@@ -259,4 +284,4 @@ def build_conv1d(program: Program, parts: SpecParts, tunables: dict[str, str]) -
 
 
 BUILDERS: dict[str, Any] = {"pointwise": build_pointwise, "row": build_row, "matmul": build_matmul,
-                            "conv1d": build_conv1d, **REC_BUILDERS}
+                            "conv1d": build_conv1d, "gemm_chain": build_gemm_chain, **REC_BUILDERS}

@@ -48,6 +48,7 @@ class Heavy:
     b: int
     bias: int = -1
     b_transposed: bool = False  # linear weights are [N, K]
+    c: int = -1                 # chains (kind *_chain): out = a @ (b @ c)
     conv: dict[str, int] = field(default_factory=dict)
     out_shape: list[int] = field(default_factory=list)
     beta: float = 1.0
@@ -72,7 +73,8 @@ class Program:
 
     def signature(self) -> str:
         """The op sequence (after decomposition) the templates' patterns are matched against."""
-        return " ".join(v.fn or v.op for v in self.values if v.op not in ("load", "const"))
+        return " ".join(v.fn or v.op for v in self.values
+                        if v.op not in ("load", "const") and not v.fn.startswith("round_"))
 
 
 def _num(x: float) -> str:
@@ -212,12 +214,32 @@ class Lowerer(Decompose):
                 raise Unsupported(f"module {target} of type nn.{mtype}")
             self.op_names.append(fn)
             self.env[name] = self.module_call(node, fn, "self." + target, module.get("attrs", {}))
+            self.round_like_eager(node)
             return
         fn = ALIASES.get(target, target)
         self.op_names.append(fn)
         args = node["args"]
         kwargs = node["kwargs"]
         self.env[name] = self.function(node, fn, args, kwargs)
+        self.round_like_eager(node)
+
+    def round_like_eager(self, node: dict[str, Any]) -> None:
+        """Round a half-precision op's result to its dtype, as eager PyTorch does between ops.
+
+        Not for loads (already exact), the GEMM accumulator (a chain may still consume it),
+        values already rounded (views, casts to the same dtype) or an fp16 output (the store
+        rounds; a bf16 store truncates under the Triton interpreter, so bf16 outputs are rounded).
+        """
+        got = self.env.get(node["name"])
+        dtype = node.get("dtype")
+        out = self.t["output"]
+        if (dtype not in ("float16", "bfloat16") or not isinstance(got, int) or isinstance(got, bool)
+                or (dtype == "float16" and isinstance(out, dict) and out.get("node") == node["name"])):
+            return
+        v = self.values[got]
+        if v.op in ("load", "const", "acc") or v.fn.startswith("round_"):
+            return
+        self.env[node["name"]] = self.un(f"round_{dtype}", got)
 
     def lazy_tensor_expr(self, x: Any) -> tuple[str, str]:
         got = self.arg(x)
@@ -225,8 +247,30 @@ class Lowerer(Decompose):
             return got[1], got[2]
         raise Unsupported("a matmul/conv operand computed by earlier ops (only inputs and parameters can feed it)")
 
+    def chain_op(self, kind: str, node: dict[str, Any], a: Any, b: Any) -> int | None:
+        """`a @ (earlier GEMM)` with nothing computed in between -> one chained GEMM.
+
+        Associating as A (B C) keeps the small inner product (e.g. X^T Y of a factorization
+        machine) on chip instead of writing it out; returns None if the pattern does not hold.
+        """
+        h = self.heavy
+        inner = self.arg(b) if isinstance(b, dict) and "node" in b else None
+        if (h is None or kind not in ("mm", "bmm") or h.kind != kind or h.bias >= 0 or h.alpha != 1.0
+                or h.b_transposed or not isinstance(inner, int) or isinstance(inner, bool)
+                or self.values[inner].op != "acc" or any(v.op not in ("load", "acc") for v in self.values)):
+            return None
+        a_expr, a_name = self.lazy_tensor_expr(a)
+        ia = self.operand(a_expr, self.shapes[a_name], self.dtypes[a_name])
+        self.heavy = Heavy(kind=kind + "_chain", a=ia, b=h.a, c=h.b, out_shape=node.get("shape", []))
+        self.values[inner].fn = self.heavy.kind
+        return inner
+
     def heavy_op(self, kind: str, node: dict[str, Any], a: Any, b: Any, bias: Any = None,
                  b_transposed: bool = False, **extra: Any) -> int:
+        if bias is None and not b_transposed and not extra:
+            chained = self.chain_op(kind, node, a, b)
+            if chained is not None:
+                return chained
         if self.heavy is not None or any(v.op != "load" for v in self.values):
             raise Unsupported(f"{node['target']} after other computation (only a leading matmul/conv with an epilogue is implemented)")
         a_expr, a_name = self.lazy_tensor_expr(a)

@@ -51,6 +51,14 @@ UNARY: dict[str, str] = {
     "powi3": "({a} * {a} * {a})",
     "powi4": "(({a} * {a}) * ({a} * {a}))",
     "pow_const": "tl.exp2({exponent} * tl.log2({a}))",
+    # Eager PyTorch rounds every half-precision op's result to its dtype; kernels compute in
+    # fp32 and mirror that rounding where the traced graph has it, so they match the
+    # reference to its own precision rather than drifting by several half-precision ulps.
+    "round_float16": "{a}.to(tl.float16).to(tl.float32)",
+    # bf16 round-to-nearest-even on the fp32 bits: the Triton interpreter's fp32 -> bf16 cast
+    # truncates, so the bit form gives the same result on every backend (inf/nan preserved).
+    "round_bfloat16": "((({a}).to(tl.uint32, bitcast=True) + 0x7FFF + ((({a}).to(tl.uint32, bitcast=True) >> 16) & 1))"
+                      " & 0xFFFF0000).to(tl.float32, bitcast=True)",
 }
 
 BINARY: dict[str, str] = {

@@ -15,7 +15,7 @@ from services.generator.offline.ops import Unsupported
 
 @dataclass
 class SpecParts:
-    imports: str          # the spec's top-level imports (its __init__ may use them)
+    imports: str          # the spec's top-level imports and the module constants its __init__ reads
     init_source: str      # `def __init__...` indented for a class body
     forward_params: str   # forward's parameter list without self, e.g. "x: torch.Tensor, y"
     forward_names: list[str]
@@ -31,9 +31,11 @@ def spec_parts(source: str) -> SpecParts:
     forward = next((n for n in model.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
     if forward is None:
         raise Unsupported("Model defines no forward()")
+    constants: list[str] = []
     if init is None:
         init_text = "def __init__(self) -> None:\n    super().__init__()\n"
     else:
+        constants = _module_constants(tree, init)
         # super(Model, self) would name a class the candidate does not define.
         init = _SuperFix().visit(init)
         init_text = ast.unparse(init) + "\n"
@@ -44,8 +46,24 @@ def spec_parts(source: str) -> SpecParts:
     names = [a.arg for a in params][1:]
     forward_params = ast.unparse(ast.arguments(posonlyargs=[], args=params[1:], vararg=None, kwonlyargs=[],
                                                kw_defaults=[], kwarg=None, defaults=args.defaults))
-    return SpecParts(imports="\n".join(imports), init_source=textwrap.indent(init_text, "    "),
+    return SpecParts(imports="\n".join(imports + constants), init_source=textwrap.indent(init_text, "    "),
                      forward_params=forward_params, forward_names=names)
+
+
+def _module_constants(tree: ast.Module, init: ast.FunctionDef) -> list[str]:
+    """Top-level `NAME = ...` assignments that __init__ reads (e.g. DTYPE = torch.float16), with
+    the ones they read in turn, in source order: the copied __init__ needs them to run."""
+    assigns = {n.targets[0].id: n for n in tree.body
+               if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
+    wanted: set[str] = set()
+    stack = [x.id for x in ast.walk(init) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)]
+    while stack:
+        name = stack.pop()
+        if name in assigns and name not in wanted:
+            wanted.add(name)
+            stack.extend(x.id for x in ast.walk(assigns[name].value) if isinstance(x, ast.Name))
+    return [ast.unparse(n) for n in tree.body if isinstance(n, ast.Assign) and n in
+            [assigns[w] for w in wanted]]
 
 
 class _SuperFix(ast.NodeTransformer):

@@ -1,10 +1,11 @@
 """Load kb/templates/*: a `<name>.toml` header (pattern + tunables) next to `<name>.py.j2`.
 
-Header keys: name, description, codegen (which context builder in families.py fills the
+Header keys: name, description, source (optional: another template's .py.j2 to render), codegen (which context builder in families.py fills the
 template), priority (higher wins among matches), [match] requires/forbids (IR features,
 see features()), requires_any (at least one), optional signature (regex over the decomposed op sequence) and
 traced_ops (op names that must all appear in the raw fx graph, for templates that match
-before lowering), [tunables] NAME = [values...] (first = default).
+before lowering) or traced_any (a list of such op-name lists: any one of them suffices, for
+templates with several idiomatic spellings of the same op), [tunables] NAME = [values...] (first = default).
 """
 from __future__ import annotations
 
@@ -34,15 +35,22 @@ class Template:
     forbids: list[str]
     signature: str
     traced_ops: list[str]
+    traced_any: list[list[str]]
     tunables: dict[str, list[str]]
     source: jinja2.Template = field(repr=False)
 
     def defaults(self) -> dict[str, str]:
         return {k: v[0] for k, v in self.tunables.items()}
 
+    @property
+    def raw_graph(self) -> bool:
+        """Matched (and rendered) from the raw fx graph rather than the lowered IR."""
+        return bool(self.traced_ops or self.traced_any)
+
     def matches(self, program: Program | None, traced_ops: list[str]) -> bool:
-        if self.traced_ops:
-            return all(op in traced_ops for op in self.traced_ops)
+        if self.raw_graph:
+            alternatives = ([self.traced_ops] if self.traced_ops else []) + self.traced_any
+            return any(all(op in traced_ops for op in alt) for alt in alternatives)
         if program is None:
             return False
         feats = features(program)
@@ -72,11 +80,12 @@ _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newlin
 def load_templates(directory: Path) -> tuple[Template, ...]:
     out: list[Template] = []
     for header in sorted(directory.glob("*.toml")):
-        body = header.with_suffix(".py.j2")
         try:
             raw = tomllib.loads(header.read_text())
         except tomllib.TOMLDecodeError as exc:
             raise TemplateError(f"{header}: {exc}") from exc
+        # `source` lets two headers (patterns + tunables) share one kernel body.
+        body = directory / raw["source"] if "source" in raw else header.with_suffix(".py.j2")
         if not body.exists():
             raise TemplateError(f"{header}: no {body.name} next to it")
         missing = [k for k in ("name", "codegen") if k not in raw]
@@ -94,5 +103,6 @@ def load_templates(directory: Path) -> tuple[Template, ...]:
                             priority=int(raw.get("priority", 0)), requires=list(match.get("requires", [])),
                             requires_any=list(match.get("requires_any", [])),
                             forbids=list(match.get("forbids", [])), signature=match.get("signature", ""),
-                            traced_ops=list(match.get("traced_ops", [])), tunables=tunables, source=source))
+                            traced_ops=list(match.get("traced_ops", [])),
+                            traced_any=[list(alt) for alt in match.get("traced_any", [])], tunables=tunables, source=source))
     return tuple(sorted(out, key=lambda t: (-t.priority, t.name)))
