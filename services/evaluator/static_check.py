@@ -107,6 +107,10 @@ INIT_ALLOWED = {
     "torch.normal",
     "torch.linspace",
     "torch.sort",
+    # Index buffers (register_buffer(..., persistent=False)) are not in the state_dict, so
+    # __init__ must build them itself.
+    "torch.triu_indices",
+    "torch.tril_indices",
 }
 STREAM_PATHS = (
     "torch.cuda.Stream",

@@ -75,7 +75,7 @@ _FACTORIES = ("zeros", "ones", "empty", "full", "arange")
 
 
 def _has_proxy(value: Any) -> bool:
-    import torch.fx as fx
+    from torch import fx
 
     if isinstance(value, fx.Proxy):
         return True
@@ -87,7 +87,7 @@ def _has_proxy(value: Any) -> bool:
 
 
 def _first_proxy(value: Any) -> Any:
-    import torch.fx as fx
+    from torch import fx
 
     if isinstance(value, fx.Proxy):
         return value
@@ -119,7 +119,7 @@ class _TracedFactories:
         for name, real in self.saved.items():
             setattr(torch, name, wrap(real))
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         import torch
 
         for name, real in self.saved.items():

@@ -238,13 +238,14 @@ async def test_fixture_families(backend: OfflineBackend, tmp_path: Path, name: s
 
 
 # The jagged-truncate template is chosen by what the index arithmetic computes, so a source
-# index that is off by one (or keeps a different window) must not be served by it.
+# index with the same ops that selects something else (here the segment's last events,
+# reversed) must not be served by it.
 NOT_TRUNCATE = (FIXTURES / "jagged_truncate_first.py").read_text().replace(
-    "return values[offsets[:-1][seg] + pos]", "return values[offsets[:-1][seg] + pos + 1]")
+    "return values[offsets[:-1][seg] + pos]", "return values[offsets[1:][seg] - 1 - pos]")
 
 
 async def test_index_arithmetic_that_is_not_a_truncation_is_refused(backend: OfflineBackend) -> None:
-    assert "pos + 1]" in NOT_TRUNCATE
+    assert "- 1 - pos]" in NOT_TRUNCATE
     request = work_pb2.GenerateRequest(diagnosis=work_pb2.Diagnosis(category="first_draft"))
     gen = await backend.generate(request, "", NOT_TRUNCATE, None)
     assert gen.code is None and "jagged truncate pattern" in gen.error

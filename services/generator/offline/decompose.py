@@ -4,7 +4,6 @@ A mixin of the Lowerer (lower.py), which provides add/const/un/bin/red/mean/arg/
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from services.generator.offline.ops import BINARY, IDENTITY, UNARY, Unsupported
