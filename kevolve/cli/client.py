@@ -67,6 +67,12 @@ class JobClient:
     def artifact(self, job_id: str, key: str) -> bytes:
         return self._call("GetArtifact", service_pb2.GetArtifactRequest(job_id=job_id, key=key)).data  # type: ignore[attr-defined,no-any-return]
 
+    def export(self, job_id: str) -> service_pb2.ExportJobResponse:
+        return self._call("ExportJob", service_pb2.ExportJobRequest(job_id=job_id))  # type: ignore[return-value]
+
+    def report(self, job_id: str) -> str:
+        return self._call("GetReport", service_pb2.GetReportRequest(job_id=job_id)).html  # type: ignore[attr-defined,no-any-return]
+
     def watch(self, job_id: str) -> Iterator[job_pb2.JobEvent]:
         try:
             yield from self.stub.WatchJob(service_pb2.WatchJobRequest(job_id=job_id), metadata=self.metadata)

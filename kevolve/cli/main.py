@@ -229,29 +229,23 @@ def eval_(spec: Path, candidate: Path, platform: str = "cpu", as_json: Annotated
 def export(job_id: str, output: Annotated[Path, typer.Option("-o", "--output")] = Path("kevolve_kernels.py"),
            target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
     """Write one module dispatching each shape to its best verified kernel (PyTorch fallback elsewhere)."""
-    from kevolve.v1 import service_pb2
-
-    client = _client(target, run_dir)
     try:
-        reply = client._call("ExportJob", service_pb2.ExportJobRequest(job_id=job_id))
+        reply = _client(target, run_dir).export(job_id)
     except ClientError as exc:
         raise _fail(exc) from exc
-    output.write_text(reply.module_source)  # type: ignore[attr-defined]
-    console.print(f"wrote {output}: {reply.kernels} kernel(s), {reply.fallbacks} shape(s) fall back to PyTorch")  # type: ignore[attr-defined]
+    output.write_text(reply.module_source)
+    console.print(f"wrote {output}: {reply.kernels} kernel(s), {reply.fallbacks} shape(s) fall back to PyTorch")
 
 
 @app.command()
 def report(job_id: str, output: Annotated[Path, typer.Option("-o", "--output")] = Path("report.html"),
            target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
     """Write the job's HTML report (search tree, fitness over time, per-shape speedups, best code)."""
-    from kevolve.v1 import service_pb2
-
-    client = _client(target, run_dir)
     try:
-        reply = client._call("GetReport", service_pb2.GetReportRequest(job_id=job_id))
+        html = _client(target, run_dir).report(job_id)
     except ClientError as exc:
         raise _fail(exc) from exc
-    output.write_text(reply.html)  # type: ignore[attr-defined]
+    output.write_text(html)
     console.print(f"wrote {output}")
 
 

@@ -294,33 +294,24 @@ class CandidateRun:
         return timings
 
 
+def _failed(f: Failure, run: CandidateRun) -> dict[str, Any]:
+    return {"status": "fail", "verdict": f.verdict, "decided_by": f.decided_by, "reason": f.reason,
+            "traceback": f.tb, "kernels": list(run.kernels.values())}
+
+
 def run_candidate(plan: dict[str, Any], work: Path) -> dict[str, Any]:
     run = CandidateRun(plan, work)
     try:
         run.correctness()
     except Failure as f:
-        return {
-            "status": "fail",
-            "verdict": f.verdict,
-            "decided_by": f.decided_by,
-            "reason": f.reason,
-            "traceback": f.tb,
-            "kernels": list(run.kernels.values()),
-        }
+        return _failed(f, run)
     _write_json(work / "phase1.json", {"status": "ok"})
     if not _wait_for_go(work):
         return {"status": "stopped", "kernels": list(run.kernels.values())}
     try:
         timings = run.timing_and_recheck(json.loads((work / "ref_meta.json").read_text()))
     except Failure as f:
-        return {
-            "status": "fail",
-            "verdict": f.verdict,
-            "decided_by": f.decided_by,
-            "reason": f.reason,
-            "traceback": f.tb,
-            "kernels": list(run.kernels.values()),
-        }
+        return _failed(f, run)
     return {
         "status": "ok",
         "timings": timings,

