@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ExpandRequest(_message.Message):
-    __slots__ = ("job_id", "expansion_id", "platform", "spec_name", "spec_key", "parent", "ancestors", "siblings", "context_mode", "generation", "seed", "model", "elites")
+    __slots__ = ("job_id", "expansion_id", "platform", "spec_name", "spec_key", "parent", "ancestors", "siblings", "context_mode", "generation", "seed", "model", "elites", "pending_siblings")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     EXPANSION_ID_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_FIELD_NUMBER: _ClassVar[int]
@@ -22,6 +22,7 @@ class ExpandRequest(_message.Message):
     SEED_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     ELITES_FIELD_NUMBER: _ClassVar[int]
+    PENDING_SIBLINGS_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     expansion_id: str
     platform: str
@@ -35,7 +36,8 @@ class ExpandRequest(_message.Message):
     seed: int
     model: str
     elites: _containers.RepeatedCompositeFieldContainer[_common_pb2.NodeSummary]
-    def __init__(self, job_id: _Optional[str] = ..., expansion_id: _Optional[str] = ..., platform: _Optional[str] = ..., spec_name: _Optional[str] = ..., spec_key: _Optional[str] = ..., parent: _Optional[_Union[_common_pb2.NodeSummary, _Mapping]] = ..., ancestors: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., siblings: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., generation: _Optional[int] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., elites: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ...) -> None: ...
+    pending_siblings: int
+    def __init__(self, job_id: _Optional[str] = ..., expansion_id: _Optional[str] = ..., platform: _Optional[str] = ..., spec_name: _Optional[str] = ..., spec_key: _Optional[str] = ..., parent: _Optional[_Union[_common_pb2.NodeSummary, _Mapping]] = ..., ancestors: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., siblings: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., generation: _Optional[int] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., elites: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., pending_siblings: _Optional[int] = ...) -> None: ...
 
 class Diagnosis(_message.Message):
     __slots__ = ("category", "compile_error_class", "correctness_pattern", "bottleneck", "evidence", "tried", "keywords", "facts")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from kevolve import subjects
@@ -75,6 +75,10 @@ def expand_request(session: Session, job: JobRow, exp: ExpansionRow, *, n_ancest
         ).all()
         req.siblings.extend(node_summary(n) for n in siblings)
     req.elites.extend(elites(session, job, n_elites))
+    req.pending_siblings = session.scalar(
+        select(func.count()).select_from(ExpansionRow).where(
+            ExpansionRow.job_id == job.id, ExpansionRow.parent_id == exp.parent_id,
+            ExpansionRow.status == "issued", ExpansionRow.decision < exp.decision)) or 0
     return req
 
 

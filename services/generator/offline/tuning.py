@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Iterator
 
 from kevolve.v1 import common_pb2, work_pb2
 from services.generator.offline.templates import Template
@@ -57,7 +58,30 @@ def _score(knob: str, old: str, new: str, prefs: dict[str, int]) -> float:
 
 
 def choose(templates: list[Template], request: work_pb2.GenerateRequest) -> tuple[Template, dict[str, str]]:
-    """The template and tunables of the next candidate (deterministic in the request)."""
+    """The template and tunables of the next candidate (deterministic in the request).
+
+    Expansions of the same parent that are still in flight cannot be seen as tried yet, but
+    they took the first preferences: skip as many as the request says are pending, so
+    parallel expansions propose different kernels instead of the same one.
+    """
+    skip = max(0, request.expand.pending_siblings)
+    seen: set[tuple[tuple[str, str], ...]] = set()
+    pick: tuple[Template, dict[str, str]] | None = None
+    for t, tun in _preferences(templates, request):
+        key = _key({"template": t.name, **tun})
+        if key in seen:
+            continue
+        seen.add(key)
+        pick = (t, tun)
+        if len(seen) > skip:
+            break
+    assert pick is not None  # _preferences always ends with a fallback
+    return pick
+
+
+def _preferences(templates: list[Template], request: work_pb2.GenerateRequest
+                 ) -> Iterator[tuple[Template, dict[str, str]]]:
+    """Candidate (template, tunables) pairs, most preferred first."""
     rng = random.Random(request.expand.seed)
     tried = tried_sets(request)
     parent = dict(request.expand.parent.tunables)
@@ -78,7 +102,7 @@ def choose(templates: list[Template], request: work_pb2.GenerateRequest) -> tupl
             order = [t for t in order if t is not parent_template] + [parent_template]
         for t in order:
             if untried(t, t.defaults()):
-                return t, t.defaults()
+                yield t, t.defaults()
         base_t = order[0]
         base = base_t.defaults()
     else:
@@ -88,7 +112,7 @@ def choose(templates: list[Template], request: work_pb2.GenerateRequest) -> tupl
         if diagnosis.category in ("compile_error", "incorrect"):
             for t in templates:
                 if t is not base_t and untried(t, t.defaults()):
-                    return t, t.defaults()
+                    yield t, t.defaults()
 
     prefs = BOTTLENECK_MOVES.get(diagnosis.bottleneck, {})
     moves: list[tuple[float, float, dict[str, str]]] = []
@@ -99,9 +123,9 @@ def choose(templates: list[Template], request: work_pb2.GenerateRequest) -> tupl
             tun = {**base, knob: value}
             if untried(base_t, tun):
                 moves.append((_score(knob, base[knob], value, prefs), rng.random(), tun))
-    if moves:
-        moves.sort(key=lambda m: (-m[0], m[1]))
-        return base_t, moves[0][2]
+    moves.sort(key=lambda m: (-m[0], m[1]))
+    for _, _, tun in moves:
+        yield base_t, tun
     # Every one-knob neighbour was tried: any untried point of any matching template.
     for t in [base_t, *[x for x in templates if x is not base_t]]:
         space = list(itertools.product(*t.tunables.values()))
@@ -109,5 +133,5 @@ def choose(templates: list[Template], request: work_pb2.GenerateRequest) -> tupl
         for combo in space:
             tun = dict(zip(t.tunables, combo, strict=True))
             if untried(t, tun):
-                return t, tun
-    return base_t, base  # the whole space was tried; repeating is all that is left
+                yield t, tun
+    yield base_t, base  # the whole space was tried; repeating is all that is left

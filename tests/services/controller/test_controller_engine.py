@@ -294,3 +294,23 @@ async def test_identical_code_reuses_the_verdict_instead_of_another_evaluation(s
     assert all(t.decided_by == f"dedupe:{first.node_id}" and t.verdict == first.verdict
                and t.fitness == first.fitness for t in twins)
     assert done.evaluated == 3 and done.passed == 3 and done.best_node_id == first.node_id
+
+
+async def test_expansions_in_flight_from_one_parent_are_counted_for_the_generator(settings: CommonSettings,
+                                                                                    tmp_path: Path) -> None:
+    gate = asyncio.Event()
+
+    async def slow_gen(req: work_pb2.ExpandRequest) -> str | None:
+        await asyncio.wait_for(gate.wait(), timeout=30)   # hold both root expansions in flight
+        return None
+
+    fakes = Fakes(settings, gen=slow_gen)
+    async with fakes.running(), controller(settings, controller_settings(tmp_path)) as ctl, client(ctl.port) as stub:
+        job = (await stub.SubmitJob(submit_request(budget=2, parallelism=2), timeout=90)).job
+        for _ in range(300):
+            if len(fakes.expands) == 2:
+                break
+            await asyncio.sleep(0.1)
+        gate.set()
+        await wait_ended(stub, job.job_id)
+    assert sorted(e.pending_siblings for e in fakes.expands) == [0, 1]

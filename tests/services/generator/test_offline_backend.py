@@ -121,6 +121,26 @@ def test_whole_space_is_walked_without_repeats() -> None:
     assert len(seen) == size
 
 
+def test_parallel_expansions_of_one_parent_propose_different_kernels() -> None:
+    """A sibling still in flight took the first preference: the next one takes the second."""
+    templates = [t for t in load_templates(REPO_ROOT / "kb" / "templates") if t.name == "elementwise"]
+    parent = {"template": "elementwise", "BLOCK": "1024", "num_warps": "4"}
+    picks = []
+    for pending in range(3):
+        request = _request(parent=parent, category="slow", bottleneck="launch_bound")
+        request.expand.pending_siblings = pending
+        picks.append(choose(templates, request)[1])
+    assert picks[0] == choose(templates, _request(parent=parent, category="slow", bottleneck="launch_bound"))[1]
+    assert len({tuple(sorted(p.items())) for p in picks}) == 3
+    # From the spec alone, two root expansions in flight start from different places too.
+    roots = []
+    for pending in range(2):
+        request = _request()
+        request.expand.pending_siblings = pending
+        roots.append(choose(templates, request)[1])
+    assert roots[0] == templates[0].defaults() and roots[1] != roots[0]
+
+
 def test_fresh_start_returns_to_defaults() -> None:
     templates = list(load_templates(REPO_ROOT / "kb" / "templates"))
     row = [t for t in templates if t.name == "row_fused"]
