@@ -94,7 +94,12 @@ def up(run_dir: RunDir = DEFAULT_RUN_DIR,
     system = start_system(run_dir, tuple(platform), grpc_port=port)
 
     def _terminate(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt  # SIGTERM (systemd, kill) stops as cleanly as Ctrl-C
+        # SIGTERM (systemd, kill) stops as cleanly as Ctrl-C. Ignore repeats, so a second
+        # signal (a wrapper forwarding its own) cannot cut the orderly stop short and orphan
+        # the services.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _terminate)
     console.print(f"kevolve is up: gRPC {system.grpc_target}, NATS {system.nats.url}, logs in {run_dir / 'logs'}")
