@@ -44,5 +44,7 @@ def test_up_serves_and_a_double_sigterm_still_stops_every_service(tmp_path: Path
         assert not alive, [p.cmdline() for p in alive]
         assert not (run_dir / "state.json").exists() and state["grpc_target"]
     finally:
-        if up.poll() is None:
+        if up.poll() is None:   # a failed assertion must not leave servers behind
+            for child in psutil.Process(up.pid).children(recursive=True):
+                child.kill()
             up.kill()
