@@ -262,6 +262,16 @@ def _tail(path: Path) -> str:
         return ""
 
 
+def _contained(argv: Sequence[str], scratch: Path, limits: Limits, writable: Sequence[Path],
+               hide: Sequence[Path], use_bwrap: bool, die_with_parent: bool = True) -> tuple[list[str], str]:
+    """The command line that runs ``argv`` inside bubblewrap where it works, and the mode to report."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    bwrap, why = bwrap_status() if use_bwrap else (None, "bwrap disabled by configuration")
+    if not bwrap:
+        return list(argv), f"degraded: {why}; no network or filesystem isolation"
+    return [*_bwrap_argv(bwrap, scratch, writable, hide, limits, die_with_parent), *argv], "bwrap"
+
+
 def spawn(
     argv: Sequence[str],
     *,
@@ -277,14 +287,7 @@ def spawn(
 
     The caller owns the deadline: it must kill the group (``kill_group``) when done. Returns
     the process and the sandbox mode ("bwrap" or "degraded: <why>")."""
-    scratch.mkdir(parents=True, exist_ok=True)
-    bwrap, why = bwrap_status() if use_bwrap else (None, "bwrap disabled by configuration")
-    full = (
-        [*_bwrap_argv(bwrap, scratch, writable, hide, limits, die_with_parent=False), *argv]
-        if bwrap
-        else list(argv)
-    )
-    mode = "bwrap" if bwrap else f"degraded: {why}; no network or filesystem isolation"
+    full, mode = _contained(argv, scratch, limits, writable, hide, use_bwrap, die_with_parent=False)
     err = stderr_path.open("ab") if stderr_path else subprocess.DEVNULL
     try:
         proc = subprocess.Popen(
@@ -314,10 +317,7 @@ def run(
     use_bwrap: bool = True,
 ) -> SandboxResult:
     """Run ``argv`` contained; never raises for anything the child does."""
-    scratch.mkdir(parents=True, exist_ok=True)
-    bwrap, why = bwrap_status() if use_bwrap else (None, "bwrap disabled by configuration")
-    full = [*_bwrap_argv(bwrap, scratch, writable, hide, limits), *argv] if bwrap else list(argv)
-    mode = "bwrap" if bwrap else f"degraded: {why}; no network or filesystem isolation"
+    full, mode = _contained(argv, scratch, limits, writable, hide, use_bwrap)
     out_path, err_path = scratch / ".sandbox.stdout", scratch / ".sandbox.stderr"
     started = time.perf_counter()
     with out_path.open("wb") as out, err_path.open("wb") as err:
@@ -349,7 +349,7 @@ def run(
     rc = proc.returncode
     sig = -rc if rc is not None and rc < 0 else None
     # bwrap reports a signal-killed child as exit status 128+N.
-    if bwrap and rc is not None and rc > 128 and sig is None:
+    if mode == "bwrap" and rc is not None and rc > 128 and sig is None:
         sig = rc - 128
     return SandboxResult(
         returncode=rc,
