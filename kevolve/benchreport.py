@@ -77,6 +77,8 @@ class BenchResult:
     device: str = ""                # e.g. the GPU name from the evaluator's environment
     copy_bw_gbs: float | None = None  # measured device copy bandwidth (read + write), GB/s
     peak_tflops: float | None = None  # peak FLOP/s used for compute-bound specs, TFLOP/s
+    # What the evaluator recorded about the machine (GPU, driver, clocks, torch, Triton...).
+    environment: dict[str, str] = field(default_factory=dict)
     specs: list[SpecResult] = field(default_factory=list)
 
     def to_json(self) -> str:
@@ -90,6 +92,29 @@ class BenchResult:
             cases = [CaseTiming(**c) for c in s.pop("cases", [])]
             specs.append(SpecResult(**s, cases=cases))
         return cls(**raw, specs=specs)
+
+    def merged(self, *later: BenchResult) -> BenchResult:
+        """One report from runs of parts of a suite: a spec run again replaces its earlier result.
+
+        The runs must share platform, budget and policy (a report mixing them would compare
+        unlike searches); machine facts come from the first run that recorded them."""
+        out = BenchResult(**{**asdict(self), "specs": []})
+        out.specs = list(self.specs)
+        for run in later:
+            for attr in ("platform", "budget", "policy"):
+                if getattr(run, attr) != getattr(out, attr):
+                    raise ValueError(f"cannot merge runs with different {attr}: "
+                                     f"{getattr(out, attr)!r} and {getattr(run, attr)!r}")
+            names = {s.spec for s in run.specs}
+            out.specs = [s for s in out.specs if s.spec not in names] + list(run.specs)
+            out.device = out.device or run.device
+            out.environment = out.environment or dict(run.environment)
+            out.copy_bw_gbs = out.copy_bw_gbs or run.copy_bw_gbs
+            out.peak_tflops = out.peak_tflops or run.peak_tflops
+            out.started_at = min(out.started_at, run.started_at) if out.started_at else run.started_at
+            out.finished_at = max(out.finished_at, run.finished_at)
+        out.specs.sort(key=lambda s: s.spec)
+        return out
 
 
 def measure_copy_bandwidth_gbs(nbytes: int = 1 << 30, iters: int = 20) -> float | None:
@@ -267,6 +292,11 @@ def _header(result: BenchResult) -> list[str]:
                      "torch.compile falls back to PyTorch.")
         if any(c.simulated for s in result.specs for c in s.cases):
             lines.append("Times marked simulated are estimates from a machine model, not measurements.")
+    if result.environment:
+        keys = ("gpu", "capability", "sm_count", "driver_version", "cuda", "torch", "triton", "clocks.sm",
+                "clocks.max.sm", "clocks.mem", "power.limit", "persistence_mode", "peak_copy_gbps")
+        facts = [f"{k} {result.environment[k]}" for k in keys if result.environment.get(k)]
+        lines.append("environment: " + ", ".join(facts))
     return lines
 
 

@@ -72,6 +72,17 @@ class Limits:
 
 
 @dataclass
+class Grace:
+    """Seconds added to a running child's timeout by its caller.
+
+    For waits the child does not control: a candidate blocked while another one holds the
+    GPU for timing must not be killed for the time it spent in that queue.
+    """
+
+    seconds: float = 0.0
+
+
+@dataclass
 class SandboxResult:
     returncode: int | None
     signal: int | None  # the signal that ended the child, if any
@@ -315,8 +326,12 @@ def run(
     writable: Sequence[Path] = (),
     hide: Sequence[Path] = (),
     use_bwrap: bool = True,
+    grace: Grace | None = None,
 ) -> SandboxResult:
-    """Run ``argv`` contained; never raises for anything the child does."""
+    """Run ``argv`` contained; never raises for anything the child does.
+
+    The child is killed ``limits.timeout_s`` seconds after it started, plus whatever the
+    caller adds to ``grace`` while it runs."""
     full, mode = _contained(argv, scratch, limits, writable, hide, use_bwrap)
     out_path, err_path = scratch / ".sandbox.stdout", scratch / ".sandbox.stderr"
     started = time.perf_counter()
@@ -335,7 +350,15 @@ def run(
         watchdog.start()
         killed_for = ""
         try:
-            proc.wait(timeout=limits.timeout_s)
+            while True:
+                left = started + limits.timeout_s + (grace.seconds if grace else 0.0) - time.perf_counter()
+                if left <= 0:
+                    raise subprocess.TimeoutExpired(full, limits.timeout_s)
+                try:
+                    proc.wait(timeout=min(left, 1.0) if grace else left)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
         except subprocess.TimeoutExpired:
             killed_for = "timeout"
             kill_group(proc)

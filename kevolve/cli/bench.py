@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -120,7 +121,9 @@ def _get(d: dict[str, Any], camel: str, snake: str, default: Any = 0) -> Any:
 
 
 def cases_from_report(report: dict[str, Any], spec_path: Path | None) -> tuple[list[CaseTiming], bool, str]:
-    """The per-shape timings of an evaluation report (docs/architecture.md), speed_measured, device."""
+    """The per-shape timings of an evaluation report (docs/architecture.md), speed_measured, device.
+
+    The machine facts themselves are read with :func:`environment_of`."""
     result = report.get("result", {})
     cases = []
     for c in result.get("cases", []):
@@ -142,6 +145,11 @@ def cases_from_report(report: dict[str, Any], spec_path: Path | None) -> tuple[l
     env = result.get("environment", {})
     device = str(env.get("gpu", env.get("device", "")))
     return cases, bool(_get(result, "speedMeasured", "speed_measured", False)), device
+
+
+def environment_of(report: dict[str, Any]) -> dict[str, str]:
+    """The machine facts an evaluation report carries (GPU, driver, clocks, library versions)."""
+    return {str(k): str(v) for k, v in report.get("result", {}).get("environment", {}).items()}
 
 
 def _main_case(path: Path, cases: list[CaseTiming]) -> str:
@@ -172,26 +180,31 @@ def failure_summary(nodes: list[job_pb2.Candidate], limit: int = 160) -> str:
 
 
 def _device_seconds(api: JobApi, job: job_pb2.Job, nodes: list[job_pb2.Candidate]) -> float:
-    """Evaluation time spent on the target platform's pool, summed over the job's nodes."""
+    """Evaluation time spent on the target platform's pool, summed over the job's nodes.
+
+    Time a candidate spent queued for the GPU lock (while another one was timed) is left out:
+    it was counted already, as the other candidate's time."""
     total = 0.0
     for node in nodes:
         if not node.eval_report_key:
             continue
         try:
-            result = json.loads(api.artifact(job.job_id, node.eval_report_key)).get("result", {})
+            report = json.loads(api.artifact(job.job_id, node.eval_report_key))
         except (ValueError, RuntimeError):
             continue  # an unreadable report costs the total its time, not the whole bench
+        result = report.get("result", {})
         if result.get("platform", job.platform) == job.platform:
-            total += float(_get(result, "durationS", "duration_s", 0.0))
+            total += float(_get(result, "durationS", "duration_s", 0.0)) - float(report.get("gpu_wait_s", 0.0))
     return total
 
 
 def run_one(api: JobApi, path: Path, platform: str, config: job_pb2.JobConfig, poll_s: float = 2.0,
             job_timeout_s: float = 0.0, on_progress: Callable[[str], None] | None = None
-            ) -> tuple[SpecResult, str]:
-    """Submit one spec, follow it to its end, and collect its result. Never raises for a job's failure."""
+            ) -> tuple[SpecResult, dict[str, str]]:
+    """Submit one spec, follow it to its end, and collect its result and the machine facts its
+    best evaluation recorded. Never raises for a job's failure."""
     spec = SpecResult(spec=path.stem)
-    device = ""
+    env: dict[str, str] = {}
     started = time.monotonic()
     try:
         job = api.submit(path, platform, config)
@@ -216,7 +229,8 @@ def run_one(api: JobApi, path: Path, platform: str, config: job_pb2.JobConfig, p
             spec.correct = best.verdict == common_pb2.PASSED and job.state == job_pb2.SUCCEEDED
             if best.eval_report_key:
                 report = json.loads(api.artifact(job.job_id, best.eval_report_key))
-                spec.cases, spec.speed_measured, device = cases_from_report(report, path)
+                spec.cases, spec.speed_measured, _ = cases_from_report(report, path)
+                env = environment_of(report)
                 spec.main_case = _main_case(path, spec.cases)
         spec.speed_measured = spec.speed_measured and job.fitness_is_speed
         nodes = api.candidates(job.job_id)
@@ -229,12 +243,13 @@ def run_one(api: JobApi, path: Path, platform: str, config: job_pb2.JobConfig, p
         spec.wall_s = spec.wall_s or time.monotonic() - started
     if on_progress:
         on_progress(f"{spec.spec}: {spec.state} {spec.best_verdict or ''} {spec.error}".strip())
-    return spec, device
+    return spec, env
 
 
 def run_bench(suite_dir: Path, platform: str, budget: int, out_dir: Path, grpc_target: str,
               token: str | None = None, policy: str = "greedy", parallel_jobs: int = 4, parallelism: int = 2,
-              seed: int = 1, only: list[str] | None = None, copy_bw_gbs: float | None = None,
+              seed: int = 1, only: list[str] | None = None, wall_clock_s: float = 0.0,
+              copy_bw_gbs: float | None = None,
               peak_tflops: float | None = None, job_timeout_s: float = 0.0, poll_s: float = 2.0,
               api_factory: Callable[[str, str | None], JobApi] | None = None,
               on_progress: Callable[[str], None] | None = None) -> BenchResult:
@@ -256,32 +271,53 @@ def run_bench(suite_dir: Path, platform: str, budget: int, out_dir: Path, grpc_t
         from kevolve.cli.client import JobClient
 
         api_factory = JobClient
-    config = job_pb2.JobConfig(budget=budget, policy=POLICIES[policy], parallelism=parallelism, seed=seed)
+    config = job_pb2.JobConfig(budget=budget, policy=POLICIES[policy], parallelism=parallelism, seed=seed,
+                               wall_clock_s=wall_clock_s)
     result = BenchResult(platform=platform, suite=str(suite_dir), budget=budget, policy=policy,
                          started_at=time.time(), copy_bw_gbs=copy_bw_gbs, peak_tflops=peak_tflops)
     api = api_factory(grpc_target, token)
+    done = threading.Lock()
+
+    def one(path: Path) -> None:
+        spec, env = run_one(api, path, platform, config, poll_s, job_timeout_s, on_progress)
+        with done:
+            # The report is rewritten as each spec ends: a run cut short (a GPU lease running
+            # out) keeps every spec that finished.
+            result.specs.append(spec)
+            result.specs.sort(key=lambda s: s.spec)
+            if env and not result.environment:
+                result.environment = env
+                result.device = env.get("gpu", env.get("device", ""))
+            result.finished_at = time.time()
+            write_report(result, out_dir)
+
     try:
         with ThreadPoolExecutor(max_workers=max(1, parallel_jobs)) as pool:
-            outcomes = list(pool.map(lambda p: run_one(api, p, platform, config, poll_s, job_timeout_s,
-                                                       on_progress), paths))
+            list(pool.map(one, paths))
     finally:
         api.close()
-    result.specs = [spec for spec, _ in outcomes]
-    result.device = next((device for _, device in outcomes if device), "")
     result.finished_at = time.time()
     write_report(result, out_dir)
     return result
 
 
-def render_from_json(json_path: Path, out_dir: Path | None = None, copy_bw_gbs: float | None = None,
-                     peak_tflops: float | None = None) -> BenchResult:
-    """Rebuild the markdown/HTML report from a saved results JSON (optionally with new roofline numbers)."""
-    result = BenchResult.from_json(json_path.read_text())
+def render_from_json(json_paths: Path | list[Path], out_dir: Path | None = None,
+                     copy_bw_gbs: float | None = None, peak_tflops: float | None = None,
+                     stem: str | None = None) -> BenchResult:
+    """Rebuild the markdown/HTML report from saved results JSON (optionally with new roofline numbers).
+
+    Several files (runs of parts of one suite, e.g. across GPU leases) merge into one report;
+    a spec present in more than one keeps its result from the last file named."""
+    paths = [json_paths] if isinstance(json_paths, Path) else list(json_paths)
+    if not paths:
+        raise ValueError("no results JSON to render")
+    runs = [BenchResult.from_json(p.read_text()) for p in paths]
+    result = runs[0].merged(*runs[1:]) if len(runs) > 1 else runs[0]
     if copy_bw_gbs is not None:
         result.copy_bw_gbs = copy_bw_gbs
     if peak_tflops is not None:
         result.peak_tflops = peak_tflops
-    write_report(result, out_dir or json_path.parent, stem=json_path.stem)
+    write_report(result, out_dir or paths[0].parent, stem=stem or paths[0].stem)
     return result
 
 
@@ -298,7 +334,12 @@ def register(app: typer.Typer) -> None:
               copy_bw_gbs: Annotated[float | None, typer.Option(help="device copy bandwidth, GB/s")] = None,
               peak_tflops: Annotated[float | None, typer.Option(help="peak TFLOP/s (compute-bound)")] = None,
               job_timeout_s: Annotated[float, typer.Option(help="cancel a job after this (0 = never)")] = 0.0,
-              from_json: Annotated[Path | None, typer.Option("--from-json", help="re-render a run")] = None,
+              wall_clock_s: Annotated[float, typer.Option(
+                  help="each job's own wall-clock budget: it ends normally, keeping its best (0 = none)")] = 0.0,
+              parallelism: Annotated[int, typer.Option(help="expansions in flight per job")] = 2,
+              from_json: Annotated[list[Path] | None, typer.Option(
+                  "--from-json", help="re-render a saved run; repeat to merge runs of parts of a suite")] = None,
+              stem: Annotated[str | None, typer.Option(help="report file name (default suite_<platform>)")] = None,
               target: Annotated[str | None, typer.Option("--target", help="controller HOST:PORT")] = None,
               token: Annotated[str | None, typer.Option(envvar="KEVOLVE_TOKEN", help="API token")] = None,
               run_dir: Annotated[Path, typer.Option("--run-dir", envvar="KEVOLVE_RUN_DIR")] = DEFAULT_RUN_DIR,
@@ -307,13 +348,14 @@ def register(app: typer.Typer) -> None:
         from kevolve.cli.client import ClientError, resolve_target
 
         try:
-            if from_json is not None:
-                result = render_from_json(from_json, out if out != Path("bench/results") else None,
-                                          copy_bw_gbs, peak_tflops)
-                typer.echo(f"re-rendered {len(result.specs)} spec(s) from {from_json}")
+            if from_json:
+                result = render_from_json(list(from_json), out if out != Path("bench/results") else None,
+                                          copy_bw_gbs, peak_tflops, stem)
+                typer.echo(f"re-rendered {len(result.specs)} spec(s) from {', '.join(map(str, from_json))}")
                 return
             result = run_bench(suite, platform, budget, out, resolve_target(target, run_dir), token=token,
-                               policy=policy, parallel_jobs=parallel_jobs, only=only, copy_bw_gbs=copy_bw_gbs,
+                               policy=policy, parallel_jobs=parallel_jobs, parallelism=parallelism, only=only,
+                               wall_clock_s=wall_clock_s, copy_bw_gbs=copy_bw_gbs,
                                peak_tflops=peak_tflops, job_timeout_s=job_timeout_s, on_progress=typer.echo)
         except (ClientError, ValueError, OSError) as exc:
             typer.echo(f"error: {exc}", err=True)

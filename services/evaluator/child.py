@@ -29,7 +29,9 @@ from kevolve.specfile import load_module, outline
 from . import inputs
 from .platforms.base import CaseTiming, TimingContext
 
-GO_WAIT_S = 600.0
+# The worker may hold the go back while other candidates are timed on this GPU; the sandbox
+# timeout (extended by that wait) is the real limit.
+GO_WAIT_S = 3600.0
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
@@ -145,6 +147,7 @@ class CandidateRun:
         self.recorder = guards.LaunchRecorder()
         self.kernels: dict[str, dict[str, Any]] = {}
         self.models: dict[int, tuple[Any, Any]] = {}
+        self.contexts: dict[int, TimingContext] = {}
 
     def _load(self, case: dict[str, Any]) -> tuple[Any, Any]:
         spec_src = (self.work / self.plan["spec_file"]).read_text()
@@ -241,42 +244,68 @@ class CandidateRun:
             self.models[case["index"]] = self._load(case)
             self._run_set(case, self.models[case["index"]][1], "trials")
 
-    def timing_and_recheck(self, ref_meta: dict[str, Any]) -> dict[str, Any]:
+    def prepare_timing(self, ref_meta: dict[str, Any]) -> None:
+        """Build every case's timing context and let the platform do its untimed set-up (compiles).
+
+        Runs before the worker has compared the trials, so it may overlap another candidate's
+        timing on the same GPU; only ``time_case`` runs with the GPU to itself."""
+        for case in self.plan["cases"]:
+            ctx = self._timing_context(case, ref_meta)
+            try:
+                self.platform.prepare(ctx)
+            except Failure:
+                raise
+            except BaseException as exc:
+                failure = _classify(exc)
+                raise Failure(
+                    failure.verdict,
+                    failure.decided_by.replace("runtime:exception", "timing:error"),
+                    f"while preparing to time: {failure.reason}",
+                    failure.tb,
+                ) from exc
+            self.contexts[case["index"]] = ctx
+
+    def _timing_context(self, case: dict[str, Any], ref_meta: dict[str, Any]) -> TimingContext:
+        spec, model = self.models[case["index"]]
+        launches = list(self.recorder.launches)
+
+        def run_candidate(values: Any, model: Any = model) -> Any:
+            return self._call(model, list(values))
+
+        def forward(values: Any, model: Any = model) -> Any:
+            with torch.no_grad():
+                return model(*values)
+
+        def make_inputs(i: int, spec: Any = spec, case: dict[str, Any] = case) -> list[Any]:
+            return inputs.make_inputs(spec, case["timing_seed"] + i, inputs.VARIANTS[i % 5], self.device)
+
+        def make_reference(spec: Any = spec, case: dict[str, Any] = case) -> torch.nn.Module:
+            torch.manual_seed(case["state_seed"])
+            ref = spec.Model(*spec.get_init_inputs())
+            ref.load_state_dict(
+                torch.load(self.work / "in" / str(case["index"]) / "state.pt", weights_only=True)
+            )
+            return ref.to(self.device).eval()
+
+        ctx = TimingContext(
+            case=case["name"],
+            sizes=case["sizes"],
+            device=self.device,
+            forward=forward,
+            run_candidate=run_candidate,
+            machine_model=self.plan["platform"]["machine_model"],
+            make_inputs=make_inputs,
+            make_reference=make_reference,
+            bytes_moved=float(ref_meta.get(str(case["index"]), {}).get("bytes_moved", 0)),
+            launches=launches,
+        )
+        return ctx
+
+    def timing_and_recheck(self) -> dict[str, Any]:
         timings: dict[str, Any] = {}
         for case in self.plan["cases"]:
-            spec, model = self.models[case["index"]]
-            launches = list(self.recorder.launches)
-
-            def run_candidate(values: Any, model: Any = model) -> Any:
-                return self._call(model, list(values))
-
-            def forward(values: Any, model: Any = model) -> Any:
-                with torch.no_grad():
-                    return model(*values)
-
-            def make_inputs(i: int, spec: Any = spec, case: dict[str, Any] = case) -> list[Any]:
-                return inputs.make_inputs(spec, case["timing_seed"] + i, inputs.VARIANTS[i % 5], self.device)
-
-            def make_reference(spec: Any = spec, case: dict[str, Any] = case) -> torch.nn.Module:
-                torch.manual_seed(case["state_seed"])
-                ref = spec.Model(*spec.get_init_inputs())
-                ref.load_state_dict(
-                    torch.load(self.work / "in" / str(case["index"]) / "state.pt", weights_only=True)
-                )
-                return ref.to(self.device).eval()
-
-            ctx = TimingContext(
-                case=case["name"],
-                sizes=case["sizes"],
-                device=self.device,
-                forward=forward,
-                run_candidate=run_candidate,
-                machine_model=self.plan["platform"]["machine_model"],
-                make_inputs=make_inputs,
-                make_reference=make_reference,
-                bytes_moved=float(ref_meta.get(str(case["index"]), {}).get("bytes_moved", 0)),
-                launches=launches,
-            )
+            ctx = self.contexts[case["index"]]
+            model = self.models[case["index"]][1]
             try:
                 timing: CaseTiming = self.platform.time_case(ctx)
             except Failure:
@@ -303,13 +332,14 @@ def run_candidate(plan: dict[str, Any], work: Path) -> dict[str, Any]:
     run = CandidateRun(plan, work)
     try:
         run.correctness()
+        run.prepare_timing(json.loads((work / "ref_meta.json").read_text()))
     except Failure as f:
         return _failed(f, run)
     _write_json(work / "phase1.json", {"status": "ok"})
     if not _wait_for_go(work):
         return {"status": "stopped", "kernels": list(run.kernels.values())}
     try:
-        timings = run.timing_and_recheck(json.loads((work / "ref_meta.json").read_text()))
+        timings = run.timing_and_recheck()
     except Failure as f:
         return _failed(f, run)
     return {

@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from kevolve.gpulock import DEFAULT_DIR as GPU_LOCK_DIR
 from kevolve.subjects import check_platform
 
 
@@ -29,7 +30,16 @@ class EvaluatorSettings(BaseSettings):
         Path(tempfile.gettempdir()) / "kevolve-evaluator",
         description="private working directory (reference cache, per-run scratch)",
     )
-    concurrency: int = Field(1, ge=1, le=64, description="evaluations at once (1 per GPU)")
+    concurrency: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="evaluations at once; on a GPU pool above 1, candidates are prepared (started, "
+        "compiled, checked) side by side and timed one at a time under the GPU lock",
+    )
+    gpu_lock_dir: Path = Field(
+        GPU_LOCK_DIR, description="where the per-GPU timing lock lives (shared with the profiler)"
+    )
     use_bwrap: bool = Field(True, description="contain candidates with bubblewrap where it works")
     warm_pool: bool = Field(
         True,

@@ -25,6 +25,7 @@ import torch
 
 from kevolve import sandbox
 from kevolve.config import REPO_ROOT
+from kevolve.gpulock import GpuLock
 from kevolve.specfile import SpecError, check_outline
 
 from . import static_check
@@ -58,6 +59,7 @@ class RunState:
     sandbox_mode: str = ""
     killed_for: str = ""
     ref_meta: dict[str, Any] = field(default_factory=dict)
+    gpu_wait_s: float = 0.0  # queued for the GPU lock before timing (not counted against the timeout)
 
     def fail(self, verdict: str, decided_by: str, reason: str) -> None:
         if self.verdict == "PASSED":
@@ -131,7 +133,9 @@ class Harness:
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         return env
 
-    def _child(self, job: EvalJob, mode: str, work: Path, timeout_s: float) -> sandbox.SandboxResult:
+    def _child(
+        self, job: EvalJob, mode: str, work: Path, timeout_s: float, grace: sandbox.Grace | None = None
+    ) -> sandbox.SandboxResult:
         if mode == "candidate" and job.platform.runner != "cuda" and self.settings.warm_pool:
             try:
                 return self._pool(job).run(mode, work, self._limits(job, timeout_s))
@@ -146,6 +150,7 @@ class Harness:
             writable=[self.root / "cache"],
             hide=[self.root],
             use_bwrap=self.settings.use_bwrap,
+            grace=grace,
         )
 
     # -- reference ---------------------------------------------------------------------------
@@ -301,8 +306,12 @@ class Harness:
         work = self._prepare_run(job, plan, ref_dir, ref)
         timeout = job.timeout_s or self.settings.timeout_s
         holder: dict[str, sandbox.SandboxResult] = {}
+        # Preparation (start, compile, correctness) may overlap other candidates on this GPU;
+        # timing holds the GPU alone, and the time spent queueing for it is not the candidate's.
+        grace = sandbox.Grace()
+        gpu_lock = GpuLock(self.settings.gpu_lock_dir) if job.platform.runner == "cuda" else None
         thread = threading.Thread(
-            target=lambda: holder.update(run=self._child(job, "candidate", work, timeout)), daemon=True
+            target=lambda: holder.update(run=self._child(job, "candidate", work, timeout, grace)), daemon=True
         )
         thread.start()
         phase1_seen = False
@@ -311,12 +320,17 @@ class Harness:
                 if not phase1_seen and (work / "phase1.json").exists():
                     phase1_seen = True
                     self._compare_set(plan, ref_dir, work, "trials", job, state)
+                    if not state.failed and gpu_lock is not None:
+                        grace.seconds += gpu_lock.acquire()
+                        state.gpu_wait_s = grace.seconds
                     (work / ("stop" if state.failed else "go")).touch()
                 thread.join(0.02)
             run = holder["run"]
             state.sandbox_mode, state.killed_for, state.log = run.mode, run.killed_for, run.log_tail
             self._classify_run(run, work, phase1_seen, plan, ref_dir, job, state)
         finally:
+            if gpu_lock is not None:
+                gpu_lock.release()
             if not self.settings.keep_runs:
                 shutil.rmtree(work, ignore_errors=True)
 

@@ -145,6 +145,8 @@ def build_outcome(job: EvalJob, plan: dict[str, Any], state: RunState, duration_
         "mismatch": state.mismatch,
         "kernels": state.kernels,
         "timing": state.timings,
+        # Seconds of duration_s spent queued for the GPU behind other candidates' timing.
+        "gpu_wait_s": state.gpu_wait_s,
         "plan": {
             "cases": [
                 {

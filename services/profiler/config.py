@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from kevolve.gpulock import DEFAULT_DIR as GPU_LOCK_DIR
 from kevolve.subjects import check_platform
 
 
@@ -27,6 +28,8 @@ class ProfilerSettings(BaseSettings):
     iterations: int = Field(20, ge=1, le=10_000, description="forward calls under torch.profiler (cuda)")
     scratch_dir: Path = Field(Path(tempfile.gettempdir()) / "kevolve-profiler",
                               description="private working directory for profiling runs")
+    gpu_lock_dir: Path = Field(GPU_LOCK_DIR, description="per-GPU lock shared with the evaluator: a GPU "
+                               "profile never runs while a candidate is being timed on that GPU")
 
     @field_validator("platform")
     @classmethod

@@ -24,6 +24,7 @@ from prometheus_client import Counter, Histogram
 from kevolve import sandbox, specfile, subjects
 from kevolve.bus import Bus, Delivery
 from kevolve.config import REPO_ROOT, CommonSettings
+from kevolve.gpulock import GpuLock
 from kevolve.mtia_sim import load_machine
 from kevolve.objstore import ObjectStore
 from kevolve.platforms import Platform
@@ -72,8 +73,14 @@ class Profiler:
         env["TRITON_INTERPRET"] = "0" if gpu else "1"
         limits = sandbox.Limits(timeout_s=timeout_s, memory_mb=self.settings.memory_mb, address_space=not gpu,
                                 max_procs=self.settings.max_procs, gpu=gpu)
-        return sandbox.run(argv, scratch=work, limits=limits, env=env, writable=[self.root / "cache"],
-                           hide=[self.root], use_bwrap=self.settings.use_bwrap)
+        if not gpu:
+            return sandbox.run(argv, scratch=work, limits=limits, env=env, writable=[self.root / "cache"],
+                               hide=[self.root], use_bwrap=self.settings.use_bwrap)
+        # ncu replays kernels and torch.profiler launches many: either would skew a candidate
+        # being timed on the same GPU, so a GPU profile waits for the evaluator's timing lock.
+        with GpuLock(self.settings.gpu_lock_dir):
+            return sandbox.run(argv, scratch=work, limits=limits, env=env, writable=[self.root / "cache"],
+                               hide=[self.root], use_bwrap=self.settings.use_bwrap)
 
     def _observe(self, plan: dict[str, Any], work: Path, name: str) -> dict[str, Any]:
         plan = {**plan, "out": str(work / f"{name}.out.json")}

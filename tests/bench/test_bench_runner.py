@@ -177,3 +177,52 @@ def test_cli_rerenders_from_json(service: Service, tmp_path: Path) -> None:
     assert "| 134% |" in (out / "suite_cuda.md").read_text()
     bad = CliRunner().invoke(app, ["bench", "--from-json", str(tmp_path / "missing.json")])
     assert bad.exit_code == 1 and "error" in bad.output
+
+
+def test_runs_of_parts_of_the_suite_merge_into_one_report(service: Service, tmp_path: Path) -> None:
+    # A GPU lease ends every few minutes: the suite runs in parts, each with its own report,
+    # and the parts merge into one; a spec run twice keeps its later result.
+    _, target = service
+    first, second = tmp_path / "a", tmp_path / "b"
+    run_bench(SUITE, "cuda", budget=3, out_dir=first, grpc_target=target, token="s3cret",
+              only=["softmax_fp16", "rmsnorm_fp16"], copy_bw_gbs=3000.0, poll_s=0.01)
+    run_bench(SUITE, "cuda", budget=3, out_dir=second, grpc_target=target, token="s3cret",
+              only=["rmsnorm_fp16", "row_max_fp16"], copy_bw_gbs=3000.0, poll_s=0.01)
+    app = typer.Typer()
+    register(app)
+
+    @app.command()
+    def _other() -> None:
+        pass
+
+    out = tmp_path / "merged"
+    reply = CliRunner().invoke(app, ["bench", "--from-json", str(first / "suite_cuda.json"), "--from-json",
+                                     str(second / "suite_cuda.json"), "--out", str(out), "--stem", "suite_all"])
+    assert reply.exit_code == 0, reply.output
+    merged = json.loads((out / "suite_all.json").read_text())
+    assert [s["spec"] for s in merged["specs"]] == ["rmsnorm_fp16", "row_max_fp16", "softmax_fp16"]
+    rms = next(s for s in merged["specs"] if s["spec"] == "rmsnorm_fp16")
+    assert rms["job_id"] == json.loads((second / "suite_cuda.json").read_text())["specs"][0]["job_id"]
+    md = (out / "suite_all.md").read_text()
+    assert "environment: gpu Scripted GPU" in md and "| specs | 3 |" in md
+
+    other_budget = tmp_path / "c"
+    run_bench(SUITE, "cuda", budget=5, out_dir=other_budget, grpc_target=target, token="s3cret",
+              only=["softmax_fp16"], copy_bw_gbs=3000.0, poll_s=0.01)
+    bad = CliRunner().invoke(app, ["bench", "--from-json", str(first / "suite_cuda.json"), "--from-json",
+                                   str(other_budget / "suite_cuda.json"), "--out", str(out)])
+    assert bad.exit_code == 1 and "different budget" in bad.output
+
+
+def test_the_report_is_rewritten_as_each_spec_ends(service: Service, tmp_path: Path) -> None:
+    _, target = service
+    seen: list[int] = []
+
+    def progress(_: str) -> None:
+        path = tmp_path / "suite_cuda.json"
+        seen.append(len(json.loads(path.read_text())["specs"]) if path.exists() else 0)
+
+    run_bench(SUITE, "cuda", budget=3, out_dir=tmp_path, grpc_target=target, token="s3cret", only=ONLY,
+              parallel_jobs=1, copy_bw_gbs=3000.0, poll_s=0.01, on_progress=progress)
+    # Progress is reported just before each spec is written: 0, 1, 2 specs on disk by then.
+    assert seen == [0, 1, 2]

@@ -8,6 +8,10 @@ package (see ``__init__.py`` for the registry).
 
 Contract (stable; other engineers build against it):
 
+* ``prepare`` runs inside the candidate process once per case, after the correctness trials
+  ran but *before* the worker has compared them: untimed set-up such as compiling the
+  baselines and warming caches. It may overlap another candidate's timing on the same GPU,
+  so it must not measure anything.
 * ``time_case`` runs **inside the sandboxed candidate process**, only after every
   correctness trial of every case has passed (the trusted worker compared them). Time
   ``ctx.forward`` (the bare ``ModelNew.forward``, no guards, under ``torch.no_grad``) on
@@ -95,6 +99,10 @@ class TimingPlatform(Protocol):
 
     def environment(self) -> dict[str, str]:
         """Facts recorded with every result (GPU name, driver, clocks, versions...)."""
+        ...
+
+    def prepare(self, ctx: TimingContext) -> None:
+        """Untimed set-up for one case (compiles, warm-up); nothing here is measured."""
         ...
 
     def time_case(self, ctx: TimingContext) -> CaseTiming:

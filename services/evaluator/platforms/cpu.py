@@ -35,6 +35,9 @@ class CpuInterpreter:
             "python": _pyplatform.python_version(),
         }
 
+    def prepare(self, ctx: TimingContext) -> None:
+        """Nothing to compile or warm: the interpreter runs the kernels as they are."""
+
     def time_case(self, ctx: TimingContext) -> CaseTiming:
         for i in range(CALLS):
             ctx.run_candidate(ctx.make_inputs(i))

@@ -80,6 +80,9 @@ class MtiaSim:
             reference(*values)
         return estimate(self.machine, counter.to_launches(self.machine))
 
+    def prepare(self, ctx: TimingContext) -> None:
+        """Nothing to set up: estimates come from interpreter runs inside ``time_case``."""
+
     def time_case(self, ctx: TimingContext) -> CaseTiming:
         cand, trace = self.estimate_candidate(ctx)
         if cand.violations:

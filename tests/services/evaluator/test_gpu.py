@@ -103,3 +103,19 @@ def test_cold_l2_timing_agrees_with_do_bench(timer_probe: dict[str, float]) -> N
     assert abs(ours - reference) / reference < 0.10, (ours, reference)
     assert timer_probe["plain_cv"] < 0.02
     assert ours > 0.9 * timer_probe["floor_ms"] > 0
+
+
+def test_candidates_prepared_together_are_timed_one_at_a_time(gpu_harness: Harness) -> None:
+    # Concurrency above 1 on one GPU: both candidates start and compile side by side, but
+    # their timing phases hold the GPU lock in turn, so one of them queued for it, and the
+    # queueing did not count against its timeout.
+    from concurrent.futures import ThreadPoolExecutor
+
+    job = gpu_job(REPO_ROOT / "examples" / "softmax.py", GOOD / "softmax_example_spec.py")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outs = list(pool.map(gpu_harness.evaluate, [job, job]))
+    for out in outs:
+        assert out.result.verdict == common_pb2.PASSED, (out.result.reason, out.report["traceback"][-2000:])
+        assert 0 <= out.result.cases[0].candidate_cv < 0.05
+    waits = sorted(out.report["gpu_wait_s"] for out in outs)
+    assert waits[0] < 1.0 and waits[1] > 0.05
