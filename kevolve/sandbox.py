@@ -156,6 +156,15 @@ def scrubbed_env(extra: Mapping[str, str] | None, scratch: Path) -> dict[str, st
     return env
 
 
+def child_pythonpath() -> str:
+    """PYTHONPATH for a contained child: this repository, then the parent's own PYTHONPATH.
+
+    The parent's entries matter where the service dependencies are not installed into the
+    interpreter (wheels unpacked to a directory named by PYTHONPATH, as on the GPU machine)."""
+    inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(REPO_ROOT)]
+    return os.pathsep.join([str(REPO_ROOT), *inherited])
+
+
 def _code_roots_under_tmp() -> list[Path]:
     """Directories the child's Python needs (prefixes, sys.path, this repo) that lie under /tmp."""
     candidates = {Path(sys.prefix), Path(sys.base_prefix), REPO_ROOT,

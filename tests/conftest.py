@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from kevolve import interp_compat
 from kevolve.config import REPO_ROOT, CommonSettings
 from kevolve.natsd import NatsServer, nats_server_binary, start_nats
 from kevolve.objstore import LocalStore
 
 # The suite runs on machines without a GPU: Triton kernels run under its interpreter.
 os.environ.setdefault("TRITON_INTERPRET", "1")
+interp_compat.apply()  # KB samples and templates run in-process here too
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 from kevolve import sandbox
-from kevolve.config import REPO_ROOT
 
 CHILD = Path(__file__).resolve().parent / "spec_child.py"
 
@@ -24,7 +23,7 @@ def main() -> None:
         [sys.executable, str(CHILD), str(spec_file), sizes],
         scratch=spec_file.parent,
         limits=sandbox.Limits(timeout_s=timeout_s, memory_mb=4096, max_procs=64),
-        env={"PYTHONPATH": str(REPO_ROOT), "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1"},
+        env={"PYTHONPATH": sandbox.child_pythonpath(), "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1"},
     )
     print(json.dumps({"killed_for": result.killed_for, "returncode": result.returncode,
                       "duration_s": result.duration_s, "stdout": result.stdout[-20_000:],

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from kevolve.config import REPO_ROOT
+from kevolve import sandbox
 from kevolve.specfile import SpecError, SpecOutline, check_outline
 
 
@@ -67,7 +67,7 @@ def _run_probe(source: str, out: SpecOutline, sizes: dict[str, int], timeout_s: 
         spec_file = Path(tmp) / "spec.py"
         spec_file.write_text(source, encoding="utf-8")
         # A plain spawn (no preexec_fn) of a helper without gRPC; the helper applies the sandbox.
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(REPO_ROOT),
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": sandbox.child_pythonpath(),
                "HOME": tmp, "PYTHONDONTWRITEBYTECODE": "1"}
         try:
             done = subprocess.run([sys.executable, "-m", "services.controller.spec_sandbox", str(spec_file),

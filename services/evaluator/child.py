@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 
+from kevolve import interp_compat
 from kevolve.platforms import Platform
 from kevolve.specfile import load_module, outline
 
@@ -329,24 +330,41 @@ def _failed(f: Failure, run: CandidateRun) -> dict[str, Any]:
 
 
 def run_candidate(plan: dict[str, Any], work: Path) -> dict[str, Any]:
+    # Wall time per step as this process saw it (reported; the worker cannot see inside).
+    import psutil
+
+    phases = {"start_and_import": round(max(0.0, time.time() - psutil.Process().create_time()), 3)}
+    mark = time.monotonic()
+
+    def lap(name: str) -> None:
+        nonlocal mark
+        phases[name] = round(time.monotonic() - mark, 3)
+        mark = time.monotonic()
+
     run = CandidateRun(plan, work)
+    lap("set_up")
     try:
         run.correctness()
+        lap("correctness_trials")
         run.prepare_timing(json.loads((work / "ref_meta.json").read_text()))
+        lap("prepare_timing")
     except Failure as f:
         return _failed(f, run)
     _write_json(work / "phase1.json", {"status": "ok"})
     if not _wait_for_go(work):
         return {"status": "stopped", "kernels": list(run.kernels.values())}
+    lap("wait_for_go")
     try:
         timings = run.timing_and_recheck()
     except Failure as f:
         return _failed(f, run)
+    lap("timing_and_recheck")
     return {
         "status": "ok",
         "timings": timings,
         "kernels": list(run.kernels.values()),
         "environment": run.platform.environment(),
+        "phases_s": phases,
     }
 
 
@@ -372,6 +390,7 @@ def run_mode(mode: str, plan_path: Path) -> None:
 
 
 def main() -> None:
+    interp_compat.apply()
     run_mode(sys.argv[1], Path(sys.argv[2]))
     # Skip interpreter teardown: a candidate's atexit/finalizers must not run after the verdict.
     os._exit(0)

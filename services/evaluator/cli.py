@@ -87,6 +87,10 @@ def _table(console: Console, report: dict[str, object], passed: bool) -> None:
             )
         console.print(table)
     console.print(f"sandbox: {result.get('sandbox', '')}")
+    for label, key in (("worker phases", "phases_s"), ("candidate process phases", "candidate_phases_s")):
+        phases = report.get(key) or {}
+        if phases:
+            console.print(f"{label}: " + ", ".join(f"{k} {v:.2f}s" for k, v in phases.items()))
     if not passed and report.get("traceback"):
         console.print(str(report["traceback"])[-3000:], markup=False)
 

@@ -24,7 +24,6 @@ import structlog
 import torch
 
 from kevolve import sandbox
-from kevolve.config import REPO_ROOT
 from kevolve.gpulock import GpuLock
 from kevolve.specfile import SpecError, check_outline
 
@@ -60,6 +59,16 @@ class RunState:
     killed_for: str = ""
     ref_meta: dict[str, Any] = field(default_factory=dict)
     gpu_wait_s: float = 0.0  # queued for the GPU lock before timing (not counted against the timeout)
+    # Where the evaluation's wall time went, in seconds, in order (the report's "phases_s").
+    phases: dict[str, float] = field(default_factory=dict)
+    child_phases: dict[str, float] = field(default_factory=dict)  # as the candidate process saw them
+    _mark: float = field(default_factory=time.perf_counter)
+
+    def phase(self, name: str) -> None:
+        """Close the phase that ended now: the time since the previous mark goes to ``name``."""
+        now = time.perf_counter()
+        self.phases[name] = round(self.phases.get(name, 0.0) + now - self._mark, 3)
+        self._mark = now
 
     def fail(self, verdict: str, decided_by: str, reason: str) -> None:
         if self.verdict == "PASSED":
@@ -120,7 +129,7 @@ class Harness:
 
     def _env(self, job: EvalJob) -> dict[str, str]:
         env = {
-            "PYTHONPATH": str(REPO_ROOT),
+            "PYTHONPATH": sandbox.child_pythonpath(),
             "TRITON_CACHE_DIR": str(self.root / "cache" / "triton"),
             "TORCHINDUCTOR_CACHE_DIR": str(self.root / "cache" / "inductor"),
         }
@@ -213,6 +222,7 @@ class Harness:
             state.fail("COMPILE_ERROR", "load:syntax", f"candidate does not parse: {exc}")
             return {"cases": []}
         state.check("static", not violations, "; ".join(f"[{v.rule}] {v}" for v in violations) or "clean")
+        state.phase("static_check")
         if violations:
             first = violations[0]
             state.fail("REJECTED_STATIC", f"static:{first.rule}", str(first))
@@ -226,6 +236,7 @@ class Harness:
         if plan["platform"]["machine_model"]:
             plan["platform"]["machine_model"] = str(self.kb_dir / plan["platform"]["machine_model"])
         ref_dir, ref, error = self.reference(job, plan)
+        state.phase("reference")
         if ref_dir is None:
             state.check("reference", False, error)
             state.fail("INFRA_ERROR", "load:reference", error)
@@ -304,6 +315,7 @@ class Harness:
         self, job: EvalJob, plan: dict[str, Any], ref_dir: Path, ref: dict[str, Any], state: RunState
     ) -> None:
         work = self._prepare_run(job, plan, ref_dir, ref)
+        state.phase("stage_inputs")
         timeout = job.timeout_s or self.settings.timeout_s
         holder: dict[str, sandbox.SandboxResult] = {}
         # Preparation (start, compile, correctness) may overlap other candidates on this GPU;
@@ -319,13 +331,17 @@ class Harness:
             while thread.is_alive():
                 if not phase1_seen and (work / "phase1.json").exists():
                     phase1_seen = True
+                    state.phase("candidate_correctness")
                     self._compare_set(plan, ref_dir, work, "trials", job, state)
+                    state.phase("compare_trials")
                     if not state.failed and gpu_lock is not None:
                         grace.seconds += gpu_lock.acquire()
                         state.gpu_wait_s = grace.seconds
+                        state.phase("gpu_wait")
                     (work / ("stop" if state.failed else "go")).touch()
                 thread.join(0.02)
             run = holder["run"]
+            state.phase("candidate_timing" if phase1_seen else "candidate_correctness")
             state.sandbox_mode, state.killed_for, state.log = run.mode, run.killed_for, run.log_tail
             self._classify_run(run, work, phase1_seen, plan, ref_dir, job, state)
         finally:
@@ -387,5 +403,7 @@ class Harness:
             "runtime_guards", True, "kernels launched; no torch compute, threads, aliasing or patching"
         )
         self._compare_set(plan, ref_dir, work, "recheck", job, state)
+        state.phase("compare_recheck")
+        state.child_phases = {str(k): float(v) for k, v in result.get("phases_s", {}).items()}
         state.timings = result.get("timings", {})
         state.environment = {str(k): str(v) for k, v in result.get("environment", {}).items()}

@@ -147,6 +147,8 @@ def build_outcome(job: EvalJob, plan: dict[str, Any], state: RunState, duration_
         "timing": state.timings,
         # Seconds of duration_s spent queued for the GPU behind other candidates' timing.
         "gpu_wait_s": state.gpu_wait_s,
+        "phases_s": state.phases,
+        "candidate_phases_s": state.child_phases,
         "plan": {
             "cases": [
                 {

@@ -14,7 +14,6 @@ from typing import Any
 import structlog
 
 from kevolve import sandbox
-from kevolve.config import REPO_ROOT
 
 log = structlog.get_logger("evaluator.warm_pool")
 
@@ -49,7 +48,7 @@ class WarmPool:
             argv,
             scratch=self.root,
             limits=limits,
-            env={**self.env, "PYTHONPATH": str(REPO_ROOT)},
+            env={**self.env, "PYTHONPATH": sandbox.child_pythonpath()},
             writable=self.writable,
             hide=self.hide,
             use_bwrap=self.use_bwrap,

@@ -30,6 +30,8 @@ import torch
 import triton
 import triton.language  # noqa: F401
 
+from kevolve import interp_compat
+
 from . import child, guards, inputs  # noqa: F401 - warm imports for the forked children
 from .platforms import cpu  # noqa: F401
 
@@ -116,6 +118,7 @@ def _kill(pid: int) -> None:
 
 
 def main() -> None:
+    interp_compat.apply()  # forked candidates inherit the patched interpreter
     torch.set_num_threads(1)  # no OpenMP pool in the zygote: forking after one starts deadlocks
     _reply({"id": "", "ready": True})
     for line in sys.stdin:

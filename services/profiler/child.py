@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from kevolve import specfile
+from kevolve import interp_compat, specfile
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:
@@ -124,6 +124,7 @@ MODES = {"interp": run_interp, "torch": run_torch, "ncu_target": run_ncu_target}
 
 
 def main() -> None:
+    interp_compat.apply()
     plan = json.loads(Path(sys.argv[1]).read_text())
     out_path = Path(plan["out"])
     try:

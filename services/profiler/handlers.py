@@ -23,7 +23,7 @@ from prometheus_client import Counter, Histogram
 
 from kevolve import sandbox, specfile, subjects
 from kevolve.bus import Bus, Delivery
-from kevolve.config import REPO_ROOT, CommonSettings
+from kevolve.config import CommonSettings
 from kevolve.gpulock import GpuLock
 from kevolve.mtia_sim import load_machine
 from kevolve.objstore import ObjectStore
@@ -67,7 +67,7 @@ class Profiler:
 
     def _child(self, argv: list[str], work: Path, timeout_s: float) -> sandbox.SandboxResult:
         gpu = self.platform.runner == "cuda"
-        env = {"PYTHONPATH": str(REPO_ROOT), "TRITON_CACHE_DIR": str(self.root / "cache" / "triton")}
+        env = {"PYTHONPATH": sandbox.child_pythonpath(), "TRITON_CACHE_DIR": str(self.root / "cache" / "triton")}
         # Set either way: the sandbox passes the parent's TRITON_INTERPRET through otherwise,
         # and an interpreted kernel on the GPU pool would profile nothing.
         env["TRITON_INTERPRET"] = "0" if gpu else "1"
