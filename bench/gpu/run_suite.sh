@@ -14,9 +14,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$OUT/gpu.txt"
 # One GPU: candidates are started, compiled and checked four at a time and timed one at a
 # time under the GPU lock (see kevolve/gpulock.py); ncu looks at few launches per profile.
-export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-4}
+export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-6}
 export KEVOLVE_PROFILER_NCU_MAX_LAUNCHES=${KEVOLVE_PROFILER_NCU_MAX_LAUNCHES:-2}
-RUN=/tmp/kevolve-run
+export KEVOLVE_CONTROLLER_MAX_IN_FLIGHT=${KEVOLVE_CONTROLLER_MAX_IN_FLIGHT:-24}
+RUN=/tmp/kevolve-run-$(date +%s)  # a fresh database: nothing reused from an earlier run
 python3 -m kevolve.cli.main up --platform cuda --port 0 --run-dir "$RUN" > "$OUT/up.log" 2>&1 &
 UP=$!
 for _ in $(seq 1 120); do [ -f "$RUN/state.json" ] && break; sleep 0.5; done
@@ -24,4 +25,5 @@ for _ in $(seq 1 120); do [ -f "$RUN/state.json" ] && break; sleep 0.5; done
 timeout "${BENCH_LIMIT_S:-520}" python3 -m kevolve.cli.main bench bench/suite --platform cuda --budget "$BUDGET" --wall-clock-s "$WALL" \
   --parallel-jobs "$JOBS" --out "$OUT" --run-dir "$RUN" "$@" 2>&1 | tee "$OUT/bench.log"
 kill -TERM $UP; wait $UP
-tar czf "$OUT/logs.tgz" -C "$RUN" logs 2>/dev/null
+# Evaluation reports (phases, timings, environment) of every candidate, for the record.
+tar czf "$OUT/logs.tgz" -C "$RUN" logs objects/reports 2>/dev/null

@@ -19,6 +19,11 @@ avg_len = 200
 dim = 128
 
 cpu_shapes = {"batch": 8, "avg_len": 6, "dim": 16}
+# Segments of up to ~1500 rows summed in fp32: the reference (index_add_, atomic on a GPU)
+# and any kernel differ by summation order, up to ~1e-3 where a shifted input makes a
+# segment's sum nearly cancel. torchbench's fp32 default (1e-4) would fail correct kernels
+# at random; a missing or doubled row is still off by ~1.
+atol = 1e-2
 
 
 class Model(nn.Module):

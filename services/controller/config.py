@@ -8,6 +8,7 @@ exposed and secured, and the engine's global limits.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -44,6 +45,9 @@ class ControllerSettings(BaseSettings):
     siblings: int = Field(4, ge=0, le=64, description="siblings summarized per expansion")
     ancestors: int = Field(6, ge=0, le=64, description="ancestors summarized per expansion")
     health_interval_s: float = Field(1.0, gt=0, le=60)
+    profile: Literal["improvements", "all", "none"] = Field(
+        "improvements", description="which passing nodes are profiled: new bests (and SUSPICIOUS), all, none"
+    )
     # Reuse matches an earlier job when every size is within this factor of the new one.
     reuse_size_factor: float = Field(4.0, ge=1.0)
 

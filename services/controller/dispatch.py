@@ -82,6 +82,18 @@ def expand_request(session: Session, job: JobRow, exp: ExpansionRow, *, n_ancest
     return req
 
 
+def eval_seed(job: JobRow) -> int:
+    """The seed of every evaluation of a job: one per job, so the evaluator's cached reference
+    run (inputs and expected outputs at production sizes, 10-30 s on a GPU) serves all of the
+    job's candidates instead of being recomputed for each.
+
+    Candidates never see expected outputs, each run still checks 5 trials and 2 re-checks on
+    distinct inputs, and a job without a seed of its own gets inputs no other job shares
+    (the seed then comes from its random id). A seeded job is reproducible, inputs included."""
+    seed = int(job.config.get("seed", 0))
+    return derived_seed(seed, 0, "eval" if seed else f"eval:{job.id}") | 1
+
+
 def eval_target(job: JobRow, node: NodeRow, platform: Platform) -> tuple[str, evaluation_pb2.EvaluationRequest]:
     """Subject and request for the stage the node's current attempt names."""
     stage, _ = parse_attempt(node.attempt)
@@ -94,7 +106,7 @@ def eval_target(job: JobRow, node: NodeRow, platform: Platform) -> tuple[str, ev
                     for c in spec.get("test_cases", [])],
         cpu_sizes=spec.get("cpu_sizes", {}), atol=float(spec.get("atol", 0.0)),
         rtol=float(spec.get("rtol", 0.0)),
-        seed=derived_seed(int(job.config.get("seed", 0)), node.seq, "eval") | 1,
+        seed=eval_seed(job),
         attempt=node.attempt,
     )
     return subjects.eval_subject(pool), req

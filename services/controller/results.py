@@ -106,8 +106,21 @@ def _copy_verdict(job: JobRow, node: NodeRow, twin: NodeRow) -> None:
     metrics.CANDIDATES.labels(job.platform, common_pb2.Verdict.Name(node.verdict)).inc()
 
 
+def _wants_profile(verdict: int, improved: bool, policy: str) -> bool:
+    """Whether a judged node goes to the profiler.
+
+    "improvements" (the default): a pass that became the job's best, and every SUSPICIOUS
+    node (a reviewer wants its profile). A GPU profile holds the GPU as timing does, so
+    profiling every pass would halve a one-GPU pool's search rate, while the expansions that
+    read a profile's diagnosis mostly start from the best node. "all": every pass; "none": off.
+    """
+    if policy == "none" or verdict not in (common_pb2.PASSED, common_pb2.SUSPICIOUS):
+        return False
+    return policy == "all" or verdict == common_pb2.SUSPICIOUS or improved
+
+
 def apply_result(s: Session, job: JobRow, node: NodeRow, msg: evaluation_pb2.EvaluationResult,
-                 rt: JobRuntime | None) -> bool:
+                 rt: JobRuntime | None, profile_policy: str = "improvements") -> bool:
     """Fold an (already fenced) evaluation result into the node and the job; True if a new best."""
     stage, n = parse_attempt(node.attempt)
     verdict = msg.verdict or common_pb2.INFRA_ERROR
@@ -141,11 +154,6 @@ def apply_result(s: Session, job: JobRow, node: NodeRow, msg: evaluation_pb2.Eva
     base = [c.compile_ms or c.eager_ms for c in msg.cases if (c.compile_ms or c.eager_ms) > 0]
     node.candidate_ms = statistics.median(cand) if cand else 0.0
     node.baseline_ms = statistics.median(base) if base else 0.0
-    if verdict in (common_pb2.PASSED, common_pb2.SUSPICIOUS):
-        node.status = job_pb2.PROFILING
-        node.attempt = attempt_token(node.id, PROFILE, 1)
-    else:
-        node.status = job_pb2.DONE
     job.evaluated += 1
     metrics.CANDIDATES.labels(job.platform, common_pb2.Verdict.Name(verdict)).inc()
     improved = False
@@ -156,6 +164,11 @@ def apply_result(s: Session, job: JobRow, node: NodeRow, msg: evaluation_pb2.Eva
             metrics.BEST_FITNESS.labels(job.id).set(fitness)
         if job.state == job_pb2.FAILED:
             job.state = job_pb2.SUCCEEDED   # a late pass of an ended job still counts
+    if _wants_profile(verdict, improved, profile_policy):
+        node.status = job_pb2.PROFILING
+        node.attempt = attempt_token(node.id, PROFILE, 1)
+    else:
+        node.status = job_pb2.DONE
     job.since_improvement = 0 if improved else job.since_improvement + 1
     if rt is not None:
         rt.judging.discard(node.id)

@@ -20,7 +20,7 @@ async def test_budget_is_never_exceeded_and_parallelism_is_kept(settings: Common
         return None
 
     fakes = Fakes(settings, gen=slow_gen)
-    cfg = controller_settings(tmp_path, database_url=db_url)
+    cfg = controller_settings(tmp_path, database_url=db_url, profile="all")
     async with fakes.running(), controller(settings, cfg) as ctl, client(ctl.port) as stub:
         events: list[job_pb2.JobEvent] = []
 
@@ -90,6 +90,31 @@ async def test_cuda_screens_on_cpu_first_and_records_both_verdicts(settings: Com
                                      timeout=90)).job
         await wait_ended(stub, job2.job_id)
         assert [r.stage for r in fakes.evals[before:]] == ["full", "full"]
+
+
+async def test_only_new_bests_and_suspicious_nodes_are_profiled_by_default(settings: CommonSettings,
+                                                                            tmp_path: Path) -> None:
+    # A GPU profile holds the GPU like timing does: by default only the passes that improved
+    # the job's best (and every SUSPICIOUS node, for review) are profiled.
+    fitness = {0: 1.2, 1: 1.1, 2: 1.5, 3: 1.4, 4: 30.0}
+
+    async def evaluate(req: evaluation_pb2.EvaluationRequest) -> tuple[int, float]:
+        seq = int(req.node_id.rsplit("-n", 1)[1])
+        return (common_pb2.SUSPICIOUS if seq == 4 else common_pb2.PASSED), fitness[seq]
+
+    fakes = Fakes(settings, evaluate=evaluate, pools=("cpu", "cuda"))
+    async with fakes.running(), controller(settings, controller_settings(tmp_path)) as ctl, client(ctl.port) as stub:
+        job = (await stub.SubmitJob(submit_request("cuda", budget=5, parallelism=1, skip_screening=True),
+                                    timeout=90)).job
+        await wait_ended(stub, job.job_id)
+        for _ in range(50):
+            cands = (await stub.ListCandidates(service_pb2.ListCandidatesRequest(job_id=job.job_id))).candidates
+            if all(c.status == job_pb2.DONE for c in cands):
+                break
+            await asyncio.sleep(0.1)
+        profiled = sorted(int(c.node_id.rsplit("-n", 1)[1]) for c in cands if c.profile_report_key)
+        assert profiled == [0, 2, 4]          # n0 first pass, n2 new best, n4 suspicious
+        assert sorted(int(r.node_id.rsplit("-n", 1)[1]) for r in fakes.profiles) == [0, 2, 4]
 
 
 async def test_stale_results_are_fenced(settings: CommonSettings, tmp_path: Path) -> None:
