@@ -16,7 +16,10 @@ python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', tr
 # time under the GPU lock (see kevolve/gpulock.py); ncu looks at few launches per profile.
 export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-6}
 export KEVOLVE_PROFILER_NCU_MAX_LAUNCHES=${KEVOLVE_PROFILER_NCU_MAX_LAUNCHES:-2}
-export KEVOLVE_CONTROLLER_MAX_IN_FLIGHT=${KEVOLVE_CONTROLLER_MAX_IN_FLIGHT:-24}
+export KEVOLVE_CONTROLLER_MAX_IN_FLIGHT=${KEVOLVE_CONTROLLER_MAX_IN_FLIGHT:-36}
+# A GPU profile holds the GPU lock for its whole run (ncu: tens of seconds); on a lease of a
+# few minutes that starves timing, so suite runs leave profiling off unless asked.
+export KEVOLVE_CONTROLLER_PROFILE=${KEVOLVE_CONTROLLER_PROFILE:-none}
 RUN=/tmp/kevolve-run-$(date +%s)  # a fresh database: nothing reused from an earlier run
 python3 -m kevolve.cli.main up --platform cuda --port 0 --run-dir "$RUN" > "$OUT/up.log" 2>&1 &
 UP=$!
