@@ -21,7 +21,8 @@ from typing import Annotated, Any, Protocol
 import typer
 
 from kevolve import specfile
-from kevolve.benchreport import BenchResult, CaseTiming, SpecResult, measure_copy_bandwidth_gbs, write_report
+from kevolve.benchreport import (BenchResult, CaseTiming, SpecResult, load_isolated_baselines,
+                                 measure_copy_bandwidth_gbs, write_report)
 from kevolve.v1 import common_pb2, job_pb2, service_pb2
 
 POLICIES = {"greedy": job_pb2.GREEDY, "mcts": job_pb2.MCTS, "evolutionary": job_pb2.EVOLUTIONARY,
@@ -152,6 +153,22 @@ def environment_of(report: dict[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in report.get("result", {}).get("environment", {}).items()}
 
 
+def is_production(path: Path, case: CaseTiming | None) -> bool:
+    """Whether a timed case has exactly the spec's own (production) sizes."""
+    if case is None:
+        return False
+    sizes = specfile.outline(path.read_text()).sizes
+    return bool(case.sizes) and all(sizes.get(k) == v for k, v in case.sizes.items())
+
+
+def mark_production(result: BenchResult) -> None:
+    """Set each spec's main_is_production from the suite's spec files, where they can be read."""
+    for spec in result.specs:
+        path = Path(result.suite) / f"{spec.spec}.py"
+        if spec.cases and path.exists():
+            spec.main_is_production = is_production(path, spec.main())
+
+
 def _main_case(path: Path, cases: list[CaseTiming]) -> str:
     """The production shape: the case whose sizes are the spec's own constants, else the first case."""
     sizes = specfile.outline(path.read_text()).sizes
@@ -169,7 +186,8 @@ def failure_summary(nodes: list[job_pb2.Candidate], limit: int = 160) -> str:
     """Why a job found no correct kernel, in one line: verdict counts and the commonest reason."""
     if not nodes:
         return "no candidates"
-    verdicts = Counter(common_pb2.Verdict.Name(n.verdict) for n in nodes)
+    verdicts = Counter("not judged when the job ended" if n.verdict == common_pb2.VERDICT_UNSPECIFIED
+                       else common_pb2.Verdict.Name(n.verdict) for n in nodes)
     counts = ", ".join(f"{count} {name}" for name, count in verdicts.most_common())
     reasons = Counter(n.reason.strip() for n in nodes if n.reason.strip())
     if not reasons:
@@ -232,6 +250,7 @@ def run_one(api: JobApi, path: Path, platform: str, config: job_pb2.JobConfig, p
                 spec.cases, spec.speed_measured, _ = cases_from_report(report, path)
                 env = environment_of(report)
                 spec.main_case = _main_case(path, spec.cases)
+                spec.main_is_production = is_production(path, spec.main())
         spec.speed_measured = spec.speed_measured and job.fitness_is_speed
         nodes = api.candidates(job.job_id)
         spec.device_s = _device_seconds(api, job, nodes)
@@ -251,6 +270,7 @@ def run_bench(suite_dir: Path, platform: str, budget: int, out_dir: Path, grpc_t
               seed: int = 1, only: list[str] | None = None, wall_clock_s: float = 0.0,
               copy_bw_gbs: float | None = None,
               peak_tflops: float | None = None, job_timeout_s: float = 0.0, poll_s: float = 2.0,
+              baselines: Path | None = None,
               api_factory: Callable[[str, str | None], JobApi] | None = None,
               on_progress: Callable[[str], None] | None = None) -> BenchResult:
     """Run every suite spec as a job on ``platform``; write suite_<platform>.json/.md/.html to out_dir.
@@ -275,6 +295,8 @@ def run_bench(suite_dir: Path, platform: str, budget: int, out_dir: Path, grpc_t
                                wall_clock_s=wall_clock_s)
     result = BenchResult(platform=platform, suite=str(suite_dir), budget=budget, policy=policy,
                          started_at=time.time(), copy_bw_gbs=copy_bw_gbs, peak_tflops=peak_tflops)
+    if baselines is not None:
+        result.isolated_compile_ms, result.isolated_source = load_isolated_baselines(baselines), baselines.name
     api = api_factory(grpc_target, token)
     done = threading.Lock()
 
@@ -303,7 +325,7 @@ def run_bench(suite_dir: Path, platform: str, budget: int, out_dir: Path, grpc_t
 
 def render_from_json(json_paths: Path | list[Path], out_dir: Path | None = None,
                      copy_bw_gbs: float | None = None, peak_tflops: float | None = None,
-                     stem: str | None = None) -> BenchResult:
+                     stem: str | None = None, baselines: Path | None = None) -> BenchResult:
     """Rebuild the markdown/HTML report from saved results JSON (optionally with new roofline numbers).
 
     Several files (runs of parts of one suite, e.g. across GPU leases) merge into one report;
@@ -313,10 +335,13 @@ def render_from_json(json_paths: Path | list[Path], out_dir: Path | None = None,
         raise ValueError("no results JSON to render")
     runs = [BenchResult.from_json(p.read_text()) for p in paths]
     result = runs[0].merged(*runs[1:]) if len(runs) > 1 else runs[0]
+    mark_production(result)
     if copy_bw_gbs is not None:
         result.copy_bw_gbs = copy_bw_gbs
     if peak_tflops is not None:
         result.peak_tflops = peak_tflops
+    if baselines is not None:
+        result.isolated_compile_ms, result.isolated_source = load_isolated_baselines(baselines), baselines.name
     write_report(result, out_dir or paths[0].parent, stem=stem or paths[0].stem)
     return result
 
@@ -329,7 +354,9 @@ def register(app: typer.Typer) -> None:
               platform: str = "cpu", budget: int = 16,
               policy: Annotated[str, typer.Option(help="greedy|mcts|evolutionary|random")] = "greedy",
               parallel_jobs: Annotated[int, typer.Option(help="jobs in flight at once")] = 4,
-              out: Annotated[Path, typer.Option("--out", help="report folder")] = Path("bench/results"),
+              out: Annotated[Path | None, typer.Option(
+                  "--out", help="report folder (default: bench/results for a run, the JSON's folder for "
+                                "a re-render)")] = None,
               only: Annotated[list[str] | None, typer.Option("--only", help="run only these specs")] = None,
               copy_bw_gbs: Annotated[float | None, typer.Option(help="device copy bandwidth, GB/s")] = None,
               peak_tflops: Annotated[float | None, typer.Option(help="peak TFLOP/s (compute-bound)")] = None,
@@ -340,6 +367,9 @@ def register(app: typer.Typer) -> None:
               from_json: Annotated[list[Path] | None, typer.Option(
                   "--from-json", help="re-render a saved run; repeat to merge runs of parts of a suite")] = None,
               stem: Annotated[str | None, typer.Option(help="report file name (default suite_<platform>)")] = None,
+              baselines: Annotated[Path | None, typer.Option(
+                  help="suite_baselines_*.json: torch.compile measured alone; kernels are credited with "
+                       "the smaller speedup")] = None,
               target: Annotated[str | None, typer.Option("--target", help="controller HOST:PORT")] = None,
               token: Annotated[str | None, typer.Option(envvar="KEVOLVE_TOKEN", help="API token")] = None,
               run_dir: Annotated[Path, typer.Option("--run-dir", envvar="KEVOLVE_RUN_DIR")] = DEFAULT_RUN_DIR,
@@ -349,13 +379,14 @@ def register(app: typer.Typer) -> None:
 
         try:
             if from_json:
-                result = render_from_json(list(from_json), out if out != Path("bench/results") else None,
-                                          copy_bw_gbs, peak_tflops, stem)
+                result = render_from_json(list(from_json), out,
+                                          copy_bw_gbs, peak_tflops, stem, baselines)
                 typer.echo(f"re-rendered {len(result.specs)} spec(s) from {', '.join(map(str, from_json))}")
                 return
+            out = out or Path("bench/results")
             result = run_bench(suite, platform, budget, out, resolve_target(target, run_dir), token=token,
                                policy=policy, parallel_jobs=parallel_jobs, parallelism=parallelism, only=only,
-                               wall_clock_s=wall_clock_s, copy_bw_gbs=copy_bw_gbs,
+                               wall_clock_s=wall_clock_s, copy_bw_gbs=copy_bw_gbs, baselines=baselines,
                                peak_tflops=peak_tflops, job_timeout_s=job_timeout_s, on_progress=typer.echo)
         except (ClientError, ValueError, OSError) as exc:
             typer.echo(f"error: {exc}", err=True)

@@ -46,8 +46,10 @@ def resolve_cases(job: EvalJob, spec: SpecOutline) -> list[tuple[str, dict[str, 
                 declared.append(
                     (str(case.get("name", f"case{i}")), {str(k): int(v) for k, v in sizes.items()})
                 )
-    if not declared:
-        declared = [("default", {})]
+    # The spec's own sizes (the production shape) are always a case: declared test cases add
+    # shapes, they never replace it.
+    if not any(all(spec.sizes.get(k) == v for k, v in sizes.items()) for _, sizes in declared):
+        declared.insert(0, ("default", {}))
     if job.platform.runner == "cuda":
         return declared
     # The interpreter is slow: screening sizes replace the real ones (request, then spec's

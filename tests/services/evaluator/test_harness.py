@@ -121,3 +121,17 @@ def test_degenerate_reference_outputs_are_recognised() -> None:
     assert degenerate([torch.zeros(4, 4)]) == "output 0 is all zeros"
     assert degenerate([torch.full((4, 4), 0.25)]) == "output 0 is constant"
     assert degenerate([torch.randn(4, 4)]) == ""
+
+
+def test_declared_test_cases_add_shapes_and_never_replace_the_production_one() -> None:
+    # A suite spec lists an extra shape (softmax_fp16: short_rows); its own sizes must still be
+    # timed on the GPU, or the report would speak of a shape nobody measured.
+    source = (REPO_ROOT / "bench" / "suite" / "softmax_fp16.py").read_text()
+    cuda = EvalJob(spec_source=source, candidate_source="", platform=get_platform(REPO_ROOT / "kb", "cuda"))
+    cases = build_plan(cuda, check_outline(source))["cases"]
+    assert [(c["name"], c["sizes"]) for c in cases] == [("default", {}),
+                                                       ("short_rows", {"rows": 32768, "cols": 1024})]
+    # A declared case that already is the production shape is not doubled.
+    same = EvalJob(spec_source=source, candidate_source="", platform=cuda.platform,
+                   test_cases=[("prod", {"rows": 8192, "cols": 4096})])
+    assert [c["name"] for c in build_plan(same, check_outline(source))["cases"]] == ["prod"]
