@@ -18,8 +18,9 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 
@@ -33,6 +34,7 @@ from .platforms.base import CaseTiming, TimingContext
 # The worker may hold the go back while other candidates are timed on this GPU; the sandbox
 # timeout (extended by that wait) is the real limit.
 GO_WAIT_S = 3600.0
+T = TypeVar("T")
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
@@ -121,6 +123,22 @@ def _classify(exc: BaseException) -> Failure:
     if module.startswith("triton") and ("Compil" in name or "Interpreter" in name):
         return Failure("COMPILE_ERROR", "runtime:triton_compile", text, tb)
     return Failure("RUNTIME_ERROR", "runtime:exception", text, tb)
+
+
+def _timing_step(step: Callable[[], T], doing: str) -> T:
+    """Run a platform's prepare/time_case; an exception becomes a ``timing:`` verdict naming the step."""
+    try:
+        return step()
+    except Failure:
+        raise
+    except BaseException as exc:
+        failure = _classify(exc)
+        raise Failure(
+            failure.verdict,
+            failure.decided_by.replace("runtime:exception", "timing:error"),
+            f"{doing}: {failure.reason}",
+            failure.tb,
+        ) from exc
 
 
 def _wait_for_go(work: Path) -> bool:
@@ -252,18 +270,7 @@ class CandidateRun:
         timing on the same GPU; only ``time_case`` runs with the GPU to itself."""
         for case in self.plan["cases"]:
             ctx = self._timing_context(case, ref_meta)
-            try:
-                self.platform.prepare(ctx)
-            except Failure:
-                raise
-            except BaseException as exc:
-                failure = _classify(exc)
-                raise Failure(
-                    failure.verdict,
-                    failure.decided_by.replace("runtime:exception", "timing:error"),
-                    f"while preparing to time: {failure.reason}",
-                    failure.tb,
-                ) from exc
+            _timing_step(lambda ctx=ctx: self.platform.prepare(ctx), "while preparing to time")
             self.contexts[case["index"]] = ctx
 
     def _timing_context(self, case: dict[str, Any], ref_meta: dict[str, Any]) -> TimingContext:
@@ -307,18 +314,7 @@ class CandidateRun:
         for case in self.plan["cases"]:
             ctx = self.contexts[case["index"]]
             model = self.models[case["index"]][1]
-            try:
-                timing: CaseTiming = self.platform.time_case(ctx)
-            except Failure:
-                raise
-            except BaseException as exc:
-                failure = _classify(exc)
-                raise Failure(
-                    failure.verdict,
-                    failure.decided_by.replace("runtime:exception", "timing:error"),
-                    f"while timing: {failure.reason}",
-                    failure.tb,
-                ) from exc
+            timing: CaseTiming = _timing_step(lambda ctx=ctx: self.platform.time_case(ctx), "while timing")
             timings[str(case["index"])] = timing.__dict__
             self._run_set(case, model, "recheck")
         return timings

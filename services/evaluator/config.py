@@ -35,7 +35,9 @@ class EvaluatorSettings(BaseSettings):
         ge=1,
         le=64,
         description="evaluations at once; on a GPU pool above 1, candidates are prepared (started, "
-        "compiled, checked) side by side and timed one at a time under the GPU lock",
+        "compiled, checked) side by side and timed one at a time under the GPU lock. Faster search, "
+        "but another candidate's preparation kernels can still disturb a timing batch (measured: "
+        "bench/results/suite_cuda_h100_notes.md); keep 1 where each number must stand alone",
     )
     gpu_lock_dir: Path = Field(
         GPU_LOCK_DIR, description="where the per-GPU timing lock lives (shared with the profiler)"
