@@ -76,10 +76,27 @@ class Grace:
     """Seconds added to a running child's timeout by its caller.
 
     For waits the child does not control: a candidate blocked while another one holds the
-    GPU for timing must not be killed for the time it spent in that queue.
+    GPU for timing must not be killed for the time it spent in that queue. Between
+    ``pause()`` and ``resume()`` the clock stops as it runs, so a wait longer than the time
+    the child had left does not kill it either.
     """
 
     seconds: float = 0.0
+    _paused_at: float | None = None
+
+    def pause(self) -> None:
+        self._paused_at = time.perf_counter()
+
+    def resume(self) -> float:
+        """End the pause; returns its length (now part of ``seconds``)."""
+        waited = time.perf_counter() - self._paused_at if self._paused_at is not None else 0.0
+        self.seconds += waited
+        self._paused_at = None
+        return waited
+
+    def total(self) -> float:
+        paused = time.perf_counter() - self._paused_at if self._paused_at is not None else 0.0
+        return self.seconds + paused
 
 
 @dataclass
@@ -360,7 +377,7 @@ def run(
         killed_for = ""
         try:
             while True:
-                left = started + limits.timeout_s + (grace.seconds if grace else 0.0) - time.perf_counter()
+                left = started + limits.timeout_s + (grace.total() if grace else 0.0) - time.perf_counter()
                 if left <= 0:
                     raise subprocess.TimeoutExpired(full, limits.timeout_s)
                 try:

@@ -335,8 +335,9 @@ class Harness:
                     self._compare_set(plan, ref_dir, work, "trials", job, state)
                     state.phase("compare_trials")
                     if not state.failed and gpu_lock is not None:
-                        grace.seconds += gpu_lock.acquire()
-                        state.gpu_wait_s = grace.seconds
+                        grace.pause()
+                        gpu_lock.acquire()
+                        state.gpu_wait_s = grace.resume()
                         state.phase("gpu_wait")
                     (work / ("stop" if state.failed else "go")).touch()
                 thread.join(0.02)

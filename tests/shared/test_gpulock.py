@@ -76,3 +76,22 @@ def test_grace_extends_a_running_childs_timeout(tmp_path: Path) -> None:
     assert ok.killed_for == "" and ok.returncode == 0
     killed = sandbox.run(["sleep", "2"], scratch=tmp_path / "b", limits=limits, use_bwrap=False)
     assert killed.killed_for == "timeout"
+
+
+def test_a_paused_clock_outlasts_the_time_the_child_had_left(tmp_path: Path) -> None:
+    # The evaluator pauses the clock while it queues for the GPU: a queue longer than the
+    # candidate's remaining time must not get it killed mid-wait.
+    limits = sandbox.Limits(timeout_s=1.0, memory_mb=0)
+    grace = sandbox.Grace()
+
+    def queue() -> None:
+        time.sleep(0.2)
+        grace.pause()
+        time.sleep(2.0)
+        assert grace.resume() >= 2.0
+
+    waiter = threading.Thread(target=queue)
+    waiter.start()
+    ok = sandbox.run(["sleep", "2"], scratch=tmp_path / "a", limits=limits, grace=grace, use_bwrap=False)
+    waiter.join()
+    assert ok.killed_for == "" and ok.returncode == 0
