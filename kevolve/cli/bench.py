@@ -153,12 +153,13 @@ def environment_of(report: dict[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in report.get("result", {}).get("environment", {}).items()}
 
 
+def _same_sizes(spec_sizes: dict[str, int], case: CaseTiming) -> bool:
+    return bool(case.sizes) and all(spec_sizes.get(k) == v for k, v in case.sizes.items())
+
+
 def is_production(path: Path, case: CaseTiming | None) -> bool:
     """Whether a timed case has exactly the spec's own (production) sizes."""
-    if case is None:
-        return False
-    sizes = specfile.outline(path.read_text()).sizes
-    return bool(case.sizes) and all(sizes.get(k) == v for k, v in case.sizes.items())
+    return case is not None and _same_sizes(specfile.outline(path.read_text()).sizes, case)
 
 
 def mark_production(result: BenchResult) -> None:
@@ -171,11 +172,11 @@ def mark_production(result: BenchResult) -> None:
 
 def _main_case(path: Path, cases: list[CaseTiming]) -> str:
     """The production shape: the case whose sizes are the spec's own constants, else the first case."""
-    sizes = specfile.outline(path.read_text()).sizes
+    outline = specfile.outline(path.read_text())
     for case in cases:
-        if case.sizes and all(sizes.get(k) == v for k, v in case.sizes.items()):
+        if _same_sizes(outline.sizes, case):
             return case.name
-    test_names = {str(c.get("name")) for c in specfile.outline(path.read_text()).test_cases}
+    test_names = {str(c.get("name")) for c in outline.test_cases}
     for case in cases:
         if case.name not in test_names:
             return case.name
