@@ -46,7 +46,6 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     platform = get_platform(REPO_ROOT / "kb", "cuda")
-    rows: list[str] = []
     keys: list[str] = []
     results: list[tuple[str, str, dict[str, float], dict[str, float], str]] = []
     with tempfile.TemporaryDirectory(prefix="kevolve-phases-") as scratch:
