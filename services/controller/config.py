@@ -45,6 +45,10 @@ class ControllerSettings(BaseSettings):
     siblings: int = Field(4, ge=0, le=64, description="siblings summarized per expansion")
     ancestors: int = Field(6, ge=0, le=64, description="ancestors summarized per expansion")
     health_interval_s: float = Field(1.0, gt=0, le=60)
+    confirm_best: bool = Field(
+        True, description="on platforms that measure speed, time a would-be new best once more and keep "
+        "the second measurement (the best of N noisy timings is biased upward)"
+    )
     profile: Literal["improvements", "all", "none"] = Field(
         "improvements", description="which passing nodes are profiled: new bests (and SUSPICIOUS), all, none"
     )

@@ -20,7 +20,7 @@ from . import db
 from .convert import node_summary
 from .models import ExpansionRow, JobRow, NodeRow
 
-SCREEN, FULL, PROFILE = "screen", "full", "profile"
+SCREEN, FULL, CONFIRM, PROFILE = "screen", "full", "confirm", "profile"
 
 
 def attempt_token(node_id: str, stage: str, n: int) -> str:

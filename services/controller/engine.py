@@ -248,7 +248,9 @@ class Engine:
                 stale = False
                 job = s.get(JobRow, node.job_id, with_for_update=True)
                 assert job is not None
-                improved = apply_result(s, job, node, msg, rt, self.settings.profile)
+                measured = get_platform(self.kb_dir, job.platform).speed == "measured"
+                improved = apply_result(s, job, node, msg, rt, self.settings.profile,
+                                        confirm=self.settings.confirm_best and measured)
         await self._dispatch(msg.node_id)
         if not stale:
             kind = "evaluated" if msg.stage != SCREEN or msg.verdict != common_pb2.PASSED else "screened"
