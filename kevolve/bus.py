@@ -125,6 +125,10 @@ class Bus:
         if not self.nc.is_closed:
             try:
                 await self.nc.flush(timeout=2)
+            except (OSError, TimeoutError, nats.errors.Error) as exc:
+                # NATS already gone (a broken pipe, a timeout): nothing unsent can be saved by
+                # raising, and the rest of the shutdown (database, metrics) must still run.
+                log.warning("bus flush on close failed", error=repr(exc))
             finally:
                 await self.nc.close()
 

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import structlog
-from grpc_health.v1 import health
+from grpc_health.v1 import health, health_pb2
 
 from kevolve.bus import Bus
 from kevolve.config import CommonSettings
@@ -23,7 +23,7 @@ from .config import ControllerSettings
 from .engine import Engine
 from .events import EventHub
 from .handlers import run_consumers
-from .server import build_server, watch_health
+from .server import SERVICE_NAME, build_server, watch_health
 
 log = structlog.get_logger("controller")
 
@@ -54,6 +54,10 @@ class Controller:
         await self.engine.resume()
         await advisory.subscribe(self.bus, self.engine)
         self.health = health.aio.HealthServicer()
+        for name in ("", SERVICE_NAME):
+            # Known from the first request on: NOT_SERVING until watch_health's first check,
+            # never NOT_FOUND (which probes and clients read as a misconfigured name).
+            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         auth = Auth(self.settings.token_map())
         service = JobService(self.settings, self.factory, self.store, self.engine, auth, self.common.kb_dir)
         self.server, self.port = await build_server(self.settings, service, self.health)

@@ -7,6 +7,7 @@ import asyncio
 from kevolve import subjects
 from kevolve.bus import Bus, Delivery
 from kevolve.config import CommonSettings
+from kevolve.natsd import NatsServer
 from kevolve.v1 import work_pb2
 
 
@@ -81,3 +82,13 @@ async def test_handler_failure_retries_then_gives_up_with_a_result(settings: Com
     assert attempts == [1, 2, 3]
     assert gave_up == ["bad:boom"]
     await bus.close()
+
+
+async def test_closing_after_nats_died_does_not_raise(nats_server: NatsServer, settings: CommonSettings) -> None:
+    # A service shutting down after losing NATS must still finish its shutdown (close its
+    # database, stop its metrics) instead of dying on a broken pipe while flushing.
+    bus = await Bus.connect(settings, "test")
+    await bus.nc.publish("kv.test.unsent", b"x" * 1024)
+    nats_server.stop(kill=True)
+    await bus.close()
+    assert bus.nc.is_closed

@@ -147,6 +147,9 @@ async def test_health_follows_nats(nats_server: NatsServer, settings: CommonSett
                     await asyncio.sleep(0.1)
                 raise AssertionError(f"health never became {want}")
 
+            # Known from the first request: a status, never NOT_FOUND while the first check runs.
+            assert (await health.Check(request)).status in (health_pb2.HealthCheckResponse.SERVING,
+                                                             health_pb2.HealthCheckResponse.NOT_SERVING)
             await status_becomes(health_pb2.HealthCheckResponse.SERVING)
             nats_server.stop(kill=True)
             await status_becomes(health_pb2.HealthCheckResponse.NOT_SERVING)
