@@ -296,8 +296,7 @@ def run_bench(suite_dir: Path, platform: str, budget: int, out_dir: Path, grpc_t
                                wall_clock_s=wall_clock_s)
     result = BenchResult(platform=platform, suite=str(suite_dir), budget=budget, policy=policy,
                          started_at=time.time(), copy_bw_gbs=copy_bw_gbs, peak_tflops=peak_tflops)
-    if baselines is not None:
-        result.isolated_compile_ms, result.isolated_source = load_isolated_baselines(baselines), baselines.name
+    attach_baselines(result, baselines)
     api = api_factory(grpc_target, token)
     done = threading.Lock()
 
@@ -324,6 +323,12 @@ def run_bench(suite_dir: Path, platform: str, budget: int, out_dir: Path, grpc_t
     return result
 
 
+def attach_baselines(result: BenchResult, baselines: Path | None) -> None:
+    """Give the report torch.compile times measured alone (a suite_baselines_*.json), if named."""
+    if baselines is not None:
+        result.isolated_compile_ms, result.isolated_source = load_isolated_baselines(baselines), baselines.name
+
+
 def render_from_json(json_paths: Path | list[Path], out_dir: Path | None = None,
                      copy_bw_gbs: float | None = None, peak_tflops: float | None = None,
                      stem: str | None = None, baselines: Path | None = None) -> BenchResult:
@@ -341,8 +346,7 @@ def render_from_json(json_paths: Path | list[Path], out_dir: Path | None = None,
         result.copy_bw_gbs = copy_bw_gbs
     if peak_tflops is not None:
         result.peak_tflops = peak_tflops
-    if baselines is not None:
-        result.isolated_compile_ms, result.isolated_source = load_isolated_baselines(baselines), baselines.name
+    attach_baselines(result, baselines)
     write_report(result, out_dir or paths[0].parent, stem=stem or paths[0].stem)
     return result
 

@@ -270,24 +270,24 @@ class CandidateRun:
         timing on the same GPU; only ``time_case`` runs with the GPU to itself."""
         for case in self.plan["cases"]:
             ctx = self._timing_context(case, ref_meta)
-            _timing_step(lambda ctx=ctx: self.platform.prepare(ctx), "while preparing to time")
+            _timing_step(lambda: self.platform.prepare(ctx), "while preparing to time")
             self.contexts[case["index"]] = ctx
 
     def _timing_context(self, case: dict[str, Any], ref_meta: dict[str, Any]) -> TimingContext:
         spec, model = self.models[case["index"]]
         launches = list(self.recorder.launches)
 
-        def run_candidate(values: Any, model: Any = model) -> Any:
+        def run_candidate(values: Any) -> Any:
             return self._call(model, list(values))
 
-        def forward(values: Any, model: Any = model) -> Any:
+        def forward(values: Any) -> Any:
             with torch.no_grad():
                 return model(*values)
 
-        def make_inputs(i: int, spec: Any = spec, case: dict[str, Any] = case) -> list[Any]:
+        def make_inputs(i: int) -> list[Any]:
             return inputs.make_inputs(spec, case["timing_seed"] + i, inputs.VARIANTS[i % 5], self.device)
 
-        def make_reference(spec: Any = spec, case: dict[str, Any] = case) -> torch.nn.Module:
+        def make_reference() -> torch.nn.Module:
             torch.manual_seed(case["state_seed"])
             ref = spec.Model(*spec.get_init_inputs())
             ref.load_state_dict(
@@ -314,7 +314,7 @@ class CandidateRun:
         for case in self.plan["cases"]:
             ctx = self.contexts[case["index"]]
             model = self.models[case["index"]][1]
-            timing: CaseTiming = _timing_step(lambda ctx=ctx: self.platform.time_case(ctx), "while timing")
+            timing: CaseTiming = _timing_step(lambda: self.platform.time_case(ctx), "while timing")
             timings[str(case["index"])] = timing.__dict__
             self._run_set(case, model, "recheck")
         return timings

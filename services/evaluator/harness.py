@@ -58,7 +58,6 @@ class RunState:
     sandbox_mode: str = ""
     killed_for: str = ""
     ref_meta: dict[str, Any] = field(default_factory=dict)
-    gpu_wait_s: float = 0.0  # queued for the GPU lock before timing (not counted against the timeout)
     # Where the evaluation's wall time went, in seconds, in order (the report's "phases_s").
     phases: dict[str, float] = field(default_factory=dict)
     child_phases: dict[str, float] = field(default_factory=dict)  # as the candidate process saw them
@@ -337,8 +336,8 @@ class Harness:
                     if not state.failed and gpu_lock is not None:
                         grace.pause()
                         gpu_lock.acquire()
-                        state.gpu_wait_s = grace.resume()
-                        state.phase("gpu_wait")
+                        grace.resume()
+                        state.phase("gpu_wait")   # queued behind other candidates' timing
                     (work / ("stop" if state.failed else "go")).touch()
                 thread.join(0.02)
             run = holder["run"]

@@ -146,7 +146,7 @@ def build_outcome(job: EvalJob, plan: dict[str, Any], state: RunState, duration_
         "kernels": state.kernels,
         "timing": state.timings,
         # Seconds of duration_s spent queued for the GPU behind other candidates' timing.
-        "gpu_wait_s": state.gpu_wait_s,
+        "gpu_wait_s": state.phases.get("gpu_wait", 0.0),
         "phases_s": state.phases,
         "candidate_phases_s": state.child_phases,
         "plan": {
