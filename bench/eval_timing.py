@@ -7,12 +7,16 @@ torch.compile baseline in this process with ``triton.testing.do_bench`` (median 
 a markdown table: per-spec median time, the CV across runs, the harness's own within-run
 CV, and the relative difference to do_bench (target: within 5%).
 
-    python bench/eval_timing.py [--runs 10] [--out bench/results/eval_timing_h100.md]
+    python bench/eval_timing.py [--runs 10] [--out bench/results/eval_timing_h100.md] [--cpu-load N]
+
+``--cpu-load N`` keeps N processes spinning on the host during the harness runs, as on an
+evaluator whose other candidates compile beside the one being timed.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import sys
 import tempfile
@@ -63,11 +67,17 @@ def do_bench_times(spec_path: Path, cand_path: Path) -> tuple[float, float]:
     return float(t_new), float(t_cmp)
 
 
+def _spin() -> None:
+    while True:
+        pass
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--specs", default=",".join(p[0] for p in PAIRS))
     parser.add_argument("--out", type=Path, default=None, help="also write the markdown table here")
+    parser.add_argument("--cpu-load", type=int, default=0, help="busy processes on the host during the runs")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         print("eval_timing needs a CUDA GPU (torch.cuda.is_available() is false)", file=sys.stderr)
@@ -85,6 +95,9 @@ def main() -> int:
                 continue
             times, compile_times, inner_cvs, verdicts = [], [], [], []
             started = time.monotonic()
+            load = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.cpu_load)]
+            for proc in load:
+                proc.start()
             for run in range(args.runs):
                 out = harness.evaluate(
                     EvalJob(
@@ -109,9 +122,15 @@ def main() -> int:
                 env = dict(out.result.environment)
                 print(
                     f"{name} run {run}: {case.candidate_ms:.4f} ms (cv {case.candidate_cv:.3%}), compile "
-                    f"{case.compile_ms:.4f} ms, eager {case.eager_ms:.4f} ms, fitness {case.fitness:.3f}",
+                    f"{case.compile_ms:.4f} ms, eager {case.eager_ms:.4f} ms, fitness {case.fitness:.3f}, "
+                    "retakes per sample " + ", ".join(
+                        f"{k.removesuffix('_retake_rate')} {v:.2f}"
+                        for k, v in out.report.get("timing", {}).get("0", {}).get("extra", {}).items()
+                        if k.endswith("_retake_rate")),
                     file=sys.stderr,
                 )
+            for proc in load:
+                proc.kill()
             if not times:
                 rows.append(f"| {name} | - | - | - | - | - | - | {', '.join(sorted(set(verdicts)))} |")
                 continue

@@ -2,8 +2,14 @@
 
 Per sample: perturb the inputs in place (new contents every call, so a result cache keyed
 on contents or pointers never hits; inputs rotate over a few sets so pointers change too),
-flush L2 by zeroing a 256 MB buffer, record a start event, call forward, record an end
-event, then a device-wide synchronize. Samples come in batches; the candidate, eager
+flush L2 by zeroing a 256 MB buffer, keep the GPU spinning for ``LEAD_US`` (so the Python
+side of forward, its launches included, is enqueued before the start event is reached),
+record a start event, call forward, record an end event, then a device-wide synchronize.
+A sample whose enqueueing took the CPU longer than the lead (a busy host: other candidates
+compiling, a guard-heavy torch.compile wrapper) could have left the GPU idle inside the
+timed window; it is taken again (up to ``RETRIES`` times) and, if the host stays that slow,
+kept as measured: forward time spent on the host beyond the lead counts against whoever
+spends it. Samples come in batches; the candidate, eager
 PyTorch and torch.compile (default mode, specialised to the case's shape) take turns
 sample by sample on the same GPU. The reported time is the median over all samples; ``cv``
 is the coefficient of variation of the batch medians, and batches are added until it falls
@@ -36,6 +42,8 @@ MIN_BATCHES, MAX_BATCHES = 5, 40
 BATCH_KERNEL_MS = 20.0  # aim for this much kernel time per batch
 MAX_CASE_S = 120.0  # timing budget per case (all three contenders)
 INPUT_SETS = 3
+LEAD_US = 300.0  # GPU spin before each start event: covers launch overhead of any contender
+RETRIES = 3
 
 
 def _smi(query: str) -> str:
@@ -66,6 +74,7 @@ class CudaTimer:
         self.max_case_s = max_case_s
         self._flush: torch.Tensor | None = None
         self._peak_gbps = 0.0
+        self._cycles_per_us = 0.0
         self._prepared: dict[str, tuple[list[Any], dict[str, Callable[[Sequence[Any]], Any]]]] = {}
 
     # -- environment -----------------------------------------------------------------------
@@ -119,28 +128,59 @@ class CudaTimer:
             torch.cuda.empty_cache()
         return self._peak_gbps
 
+    def _lead_cycles(self) -> int:
+        """GPU clock cycles that ``torch.cuda._sleep`` needs to spin for ``LEAD_US``."""
+        if not self._cycles_per_us:
+            probe = 1_000_000
+            torch.cuda._sleep(probe)  # first call: module load
+            torch.cuda.synchronize()
+            times = []
+            for _ in range(3):
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                torch.cuda._sleep(probe)
+                end.record()
+                torch.cuda.synchronize()
+                times.append(start.elapsed_time(end) * 1e3)
+            self._cycles_per_us = probe / max(min(times), 1e-3)
+        return int(LEAD_US * self._cycles_per_us)
+
     def _sample(
         self, fn: Callable[[Sequence[Any]], Any], inputs: Sequence[Any], perturb: float
-    ) -> tuple[float, float]:
-        """(event ms, ms until everything on the device finished) for one cold-L2 call."""
+    ) -> tuple[float, float, bool]:
+        """(event ms, ms until everything on the device finished, host kept up) for one cold-L2 call."""
         with torch.no_grad():
             for t in inputs:
                 if isinstance(t, torch.Tensor) and t.is_floating_point():
                     t.mul_(perturb)
         self._flush_l2()
         start, end, drained = (torch.cuda.Event(enable_timing=True) for _ in range(3))
+        lead = self._lead_cycles()
+        enqueue_started = time.perf_counter()
+        torch.cuda._sleep(lead)
         start.record()
         fn(inputs)
         end.record()
+        host_us = (time.perf_counter() - enqueue_started) * 1e6
         torch.cuda.synchronize()  # device-wide: side-stream work cannot escape
         drained.record()
         torch.cuda.synchronize()
-        return start.elapsed_time(end), start.elapsed_time(drained)
+        return start.elapsed_time(end), start.elapsed_time(drained), host_us < LEAD_US
+
+    def _steady_sample(
+        self, fn: Callable[[Sequence[Any]], Any], inputs: Sequence[Any], perturb: float
+    ) -> tuple[float, float, int]:
+        """A sample the host did not slow down, if one comes within ``RETRIES`` retakes."""
+        for retake in range(RETRIES + 1):
+            event_ms, drained_ms, kept_up = self._sample(fn, inputs, perturb)
+            if kept_up:
+                break
+        return event_ms, drained_ms, retake
 
     def _sync_overhead_ms(self) -> float:
         """What ``_sample``'s drained time adds for a call that does nothing."""
         samples = [self._sample(lambda _: None, [], 1.0) for _ in range(20)]
-        return statistics.median(d - e for e, d in samples)
+        return statistics.median(d - e for e, d, _ in samples)
 
     # -- the timing loop -------------------------------------------------------------------
     def prepare(self, ctx: TimingContext) -> None:
@@ -177,11 +217,12 @@ class CudaTimer:
                     fn(values)
             torch.cuda.synchronize()
         overhead = self._sync_overhead_ms()
-        estimate = statistics.median(self._sample(ctx.forward, sets[0], 1.0)[0] for _ in range(5))
+        estimate = statistics.median(self._steady_sample(ctx.forward, sets[0], 1.0)[0] for _ in range(5))
         per_batch = int(min(200, max(10, BATCH_KERNEL_MS / max(estimate, 1e-3))))
         samples: dict[str, list[float]] = {k: [] for k in contenders}
         medians: dict[str, list[float]] = {k: [] for k in contenders}
         gaps: list[float] = []
+        retakes: dict[str, int] = {k: 0 for k in contenders}
         names = list(contenders)
         started, rounds = time.monotonic(), 0
         while True:
@@ -194,7 +235,8 @@ class CudaTimer:
                 perturb = 1.0 + 1e-3 * ((rounds % 7) - 3)
                 for k in range(len(names)):
                     name = names[(rounds + k) % len(names)]
-                    event_ms, drained_ms = self._sample(contenders[name], values, perturb)
+                    event_ms, drained_ms, retaken = self._steady_sample(contenders[name], values, perturb)
+                    retakes[name] += retaken
                     batch[name].append(event_ms)
                     if name == "candidate":
                         gaps.append(max(0.0, drained_ms - overhead - event_ms))
@@ -223,6 +265,8 @@ class CudaTimer:
                 "compile_cv": _cv(medians["compile"]),
                 "batches": float(batches),
                 "samples_per_batch": float(per_batch),
+                # retakes per sample because the host was slower than the lead (0 = quiet host)
+                **{f"{k}_retake_rate": retakes[k] / max(1, len(samples[k])) for k in names},
             },
         )
 
