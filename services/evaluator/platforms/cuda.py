@@ -5,11 +5,11 @@ on contents or pointers never hits; inputs rotate over a few sets so pointers ch
 flush L2 by zeroing a 256 MB buffer, keep the GPU spinning for ``LEAD_US`` (so the Python
 side of forward, its launches included, is enqueued before the start event is reached),
 record a start event, call forward, record an end event, then a device-wide synchronize.
-A sample whose enqueueing took the CPU longer than the lead (a busy host: other candidates
-compiling, a guard-heavy torch.compile wrapper) could have left the GPU idle inside the
-timed window; it is taken again (up to ``RETRIES`` times) and, if the host stays that slow,
-kept as measured: forward time spent on the host beyond the lead counts against whoever
-spends it. Samples come in batches; the candidate, eager
+A sample is the longer of the GPU time between the events and the host time of the call
+(run back to back, a forward whose Python and launches outlast its kernels goes at the
+host's pace). A sample whose enqueueing took longer than the lead (a host busy with other
+candidates' compiles) could have left the GPU idle inside the timed window; it is taken
+again, up to ``RETRIES`` times, and then kept as measured. Samples come in batches; the candidate, eager
 PyTorch and torch.compile (default mode, specialised to the case's shape) take turns
 sample by sample on the same GPU. The reported time is the median over all samples; ``cv``
 is the coefficient of variation of the batch medians, and batches are added until it falls
@@ -147,8 +147,9 @@ class CudaTimer:
 
     def _sample(
         self, fn: Callable[[Sequence[Any]], Any], inputs: Sequence[Any], perturb: float
-    ) -> tuple[float, float, bool]:
-        """(event ms, ms until everything on the device finished, host kept up) for one cold-L2 call."""
+    ) -> tuple[float, float, float, bool]:
+        """One cold-L2 call: (GPU event ms, host ms of the call, ms until the device drained,
+        whether the host enqueued everything within the lead)."""
         with torch.no_grad():
             for t in inputs:
                 if isinstance(t, torch.Tensor) and t.is_floating_point():
@@ -159,28 +160,36 @@ class CudaTimer:
         enqueue_started = time.perf_counter()
         torch.cuda._sleep(lead)
         start.record()
+        call_started = time.perf_counter()
         fn(inputs)
+        host_ms = (time.perf_counter() - call_started) * 1e3
         end.record()
-        host_us = (time.perf_counter() - enqueue_started) * 1e6
+        kept_up = (time.perf_counter() - enqueue_started) * 1e6 < LEAD_US
         torch.cuda.synchronize()  # device-wide: side-stream work cannot escape
         drained.record()
         torch.cuda.synchronize()
-        return start.elapsed_time(end), start.elapsed_time(drained), host_us < LEAD_US
+        return start.elapsed_time(end), host_ms, start.elapsed_time(drained), kept_up
 
     def _steady_sample(
         self, fn: Callable[[Sequence[Any]], Any], inputs: Sequence[Any], perturb: float
     ) -> tuple[float, float, int]:
-        """A sample the host did not slow down, if one comes within ``RETRIES`` retakes."""
+        """(time of the call, its async gap, retakes): a sample the host did not disturb, if one
+        comes within ``RETRIES`` retakes.
+
+        A call costs whichever is longer, its GPU time or the host time it takes to issue its
+        work: back to back, a forward whose Python and launches take longer than its kernels
+        runs at the host's pace, and the lead must not hide that.
+        """
         for retake in range(RETRIES + 1):
-            event_ms, drained_ms, kept_up = self._sample(fn, inputs, perturb)
+            gpu_ms, host_ms, drained_ms, kept_up = self._sample(fn, inputs, perturb)
             if kept_up:
                 break
-        return event_ms, drained_ms, retake
+        return max(gpu_ms, host_ms), drained_ms - gpu_ms, retake
 
     def _sync_overhead_ms(self) -> float:
         """What ``_sample``'s drained time adds for a call that does nothing."""
         samples = [self._sample(lambda _: None, [], 1.0) for _ in range(20)]
-        return statistics.median(d - e for e, d, _ in samples)
+        return statistics.median(drained - gpu for gpu, _, drained, _ in samples)
 
     # -- the timing loop -------------------------------------------------------------------
     def prepare(self, ctx: TimingContext) -> None:
@@ -235,11 +244,11 @@ class CudaTimer:
                 perturb = 1.0 + 1e-3 * ((rounds % 7) - 3)
                 for k in range(len(names)):
                     name = names[(rounds + k) % len(names)]
-                    event_ms, drained_ms, retaken = self._steady_sample(contenders[name], values, perturb)
+                    call_ms, after_ms, retaken = self._steady_sample(contenders[name], values, perturb)
                     retakes[name] += retaken
-                    batch[name].append(event_ms)
+                    batch[name].append(call_ms)
                     if name == "candidate":
-                        gaps.append(max(0.0, drained_ms - overhead - event_ms))
+                        gaps.append(max(0.0, after_ms - overhead))
             for name in names:
                 samples[name].extend(batch[name])
                 medians[name].append(statistics.median(batch[name]))
