@@ -116,6 +116,7 @@ def main() -> int:
                     )
                     continue
                 case = out.result.cases[0]
+                extra = out.report.get("timing", {}).get("0", {}).get("extra", {})
                 times.append(case.candidate_ms)
                 compile_times.append(case.compile_ms)
                 inner_cvs.append(case.candidate_cv)
@@ -123,10 +124,9 @@ def main() -> int:
                 print(
                     f"{name} run {run}: {case.candidate_ms:.4f} ms (cv {case.candidate_cv:.3%}), compile "
                     f"{case.compile_ms:.4f} ms, eager {case.eager_ms:.4f} ms, fitness {case.fitness:.3f}, "
-                    "retakes per sample " + ", ".join(
-                        f"{k.removesuffix('_retake_rate')} {v:.2f}"
-                        for k, v in out.report.get("timing", {}).get("0", {}).get("extra", {}).items()
-                        if k.endswith("_retake_rate")),
+                    "host issue ms / retakes per sample: " + ", ".join(
+                        f"{k.removesuffix('_host_ms')} {v:.4f} / {extra.get(k.replace('_host_ms', '_retake_rate'), 0):.2f}"
+                        for k, v in extra.items() if k.endswith("_host_ms")),
                     file=sys.stderr,
                 )
             for proc in load:
