@@ -16,9 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import tarfile
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from kevolve.benchreport import load_isolated_baselines  # noqa: E402
 
 
 def best_by_spec(suite: dict[str, Any], logs: Path) -> dict[str, dict[str, float]]:
@@ -81,8 +86,8 @@ def main() -> None:
     args = parser.parse_args()
     isolated: dict[str, float] = {}
     if args.baselines is not None:
-        rows = json.loads(args.baselines.read_text())["rows"]
-        isolated = {r["spec"]: r["compile_ms"] for r in rows if r.get("case") == "default" and "compile_ms" in r}
+        isolated = {key.split("/")[0]: ms for key, ms in load_isolated_baselines(args.baselines).items()
+                    if key.endswith("/default")}
     print(render(best_by_spec(json.loads(args.suite_json.read_text()), args.logs), isolated), end="")
 
 

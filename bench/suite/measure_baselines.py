@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from kevolve import specfile  # noqa: E402
-from kevolve.benchreport import measure_copy_bandwidth_gbs  # noqa: E402
+from kevolve.benchreport import gpu_time_ms, measure_copy_bandwidth_gbs  # noqa: E402
 
 
 def _to_cuda(obj: object) -> object:
@@ -72,6 +72,14 @@ def measure_case(path: Path, name: str, sizes: dict[str, int] | None, copy_bw_gb
             row["compile_bw_frac"] = module.bytes_moved() / (float(row["compile_ms"]) * 1e-3) / (copy_bw_gbs * 1e9)
         except Exception as exc:  # noqa: BLE001 - a compile failure is a result to record, not a crash
             row["compile_error"] = f"{type(exc).__name__}: {exc}"[:500]
+        # GPU time as the evaluator measures it (do_bench above also charges host issue time
+        # beyond its L2 flush), and the host time of a call beside it.
+        try:
+            row["eager_gpu_ms"], row["eager_host_ms"] = gpu_time_ms(lambda: model(*inputs))
+            if "compile_ms" in row:
+                row["compile_gpu_ms"], row["compile_host_ms"] = gpu_time_ms(lambda: compiled(*inputs))
+        except Exception as exc:  # noqa: BLE001
+            row["gpu_time_error"] = f"{type(exc).__name__}: {exc}"[:500]
     del model, inputs, expected
     torch.cuda.empty_cache()
     return row
@@ -79,25 +87,29 @@ def measure_case(path: Path, name: str, sizes: dict[str, int] | None, copy_bw_gb
 
 def render(rows: list[dict[str, object]], gpu: str, copy_bw_gbs: float) -> str:
     lines = [f"# Suite baselines on {gpu}", "",
-             f"Measured by bench/suite/measure_baselines.py (triton.testing.do_bench medians). Copy bandwidth "
+             f"Measured by bench/suite/measure_baselines.py (triton.testing.do_bench medians; the last column, "
+             "where present, times the GPU alone as the evaluator does and gives the host issue time of a "
+             "call beside it, see kevolve.benchreport.gpu_time_ms). Copy bandwidth "
              f"measured on the same GPU: {copy_bw_gbs:.0f} GB/s (read+write). floor = minimal bytes / copy "
              "bandwidth; compile %BW = minimal bytes / torch.compile time / copy bandwidth.", "",
              "For compute-bound specs (matmuls, conv) the bandwidth floor is not the limit: read the "
              "TFLOP/s column against the GPU's peak instead.", "",
              "| spec | case | eager ms | torch.compile ms | floor us | compile %BW | headroom (compile / floor) "
-             "| compile TFLOP/s |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| compile TFLOP/s | torch.compile GPU ms / host ms |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
-            lines.append(f"| `{r['spec']}` | {r['case']} | error: {str(r['error'])[:120]} | | | | | |")
+            lines.append(f"| `{r['spec']}` | {r['case']} | error: {str(r['error'])[:120]} | | | | | | |")
             continue
         compile_ms = r.get("compile_ms")
         c = f"{compile_ms:.4f}" if isinstance(compile_ms, float) else f"failed: {str(r.get('compile_error'))[:80]}"
         frac = f"{100 * float(r['compile_bw_frac']):.1f}%" if "compile_bw_frac" in r else "–"
         head = (f"{float(compile_ms) * 1e3 / float(r['floor_us']):.2f}x" if isinstance(compile_ms, float) else "–")
         tflops = f"{float(r['flops']) / (float(compile_ms) * 1e-3) / 1e12:.1f}" if isinstance(compile_ms, float) else "–"
+        gpu = (f"{float(r['compile_gpu_ms']):.4f} / {float(r['compile_host_ms']):.3f}" if "compile_gpu_ms" in r
+               else "–")
         lines.append(f"| `{r['spec']}` | {r['case']} | {float(r['eager_ms']):.4f} | {c} | {float(r['floor_us']):.1f} "
-                     f"| {frac} | {head} | {tflops} |")
+                     f"| {frac} | {head} | {tflops} | {gpu} |")
     return "\n".join(lines) + "\n"
 
 

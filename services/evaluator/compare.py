@@ -29,6 +29,35 @@ def tolerance(dtype: torch.dtype, atol: float, rtol: float) -> tuple[float, floa
     return (atol or default), (rtol or default)
 
 
+CHUNK = 1 << 22  # elements: a few MB of temporaries per step instead of a dozen full-size ones
+
+
+def _all_finite_and_close(
+    ref: torch.Tensor, out: torch.Tensor, atol: float, rtol: float, wide: torch.dtype
+) -> tuple[float, float] | None:
+    """(max abs error, max rel error) when every value of both is finite and within tolerance.
+
+    None as soon as a chunk holds a non-finite value or an element out of tolerance: the
+    caller then runs the full element-wise analysis, which names what is wrong and where.
+    Working chunk by chunk keeps a comparison of 10^8 elements from allocating a dozen
+    temporaries of its size (5.8 s for one 32M-element fp16 output on a CI core, before).
+    """
+    flat_ref, flat_out = ref.reshape(-1), out.reshape(-1)
+    max_abs = max_rel = 0.0
+    for start in range(0, flat_ref.numel(), CHUNK):
+        r = flat_ref[start:start + CHUNK].to(wide)
+        o = flat_out[start:start + CHUNK].to(wide)
+        if not (bool(torch.isfinite(r).all()) and bool(torch.isfinite(o).all())):
+            return None
+        diff = (o - r).abs_()  # a new tensor: in-place from here on never touches the inputs
+        mag = r.abs()  # not abs_(): ``.to(wide)`` returns the caller's tensor when it is already wide
+        if bool((diff > atol + rtol * mag).any()):
+            return None
+        max_abs = max(max_abs, float(diff.max()))
+        max_rel = max(max_rel, float((diff / mag.clamp_min_(1e-12)).max()))
+    return max_abs, max_rel
+
+
 def _boundary_only(bad: torch.Tensor) -> bool:
     """Whether every wrong element lies in the last tenth of some dimension (a masking bug)."""
     if bad.dim() == 0 or not bad.any():
@@ -69,6 +98,10 @@ def compare(
         # their tolerances are 1e-2): half the memory traffic of float64 on tensors of 10^8
         # elements, which is most of a GPU evaluation's comparison time.
         wide = torch.float64 if ref.dtype.itemsize >= 4 else torch.float32
+        quick = _all_finite_and_close(ref, out, a, r, wide)
+        if quick is not None:  # the common case, decided chunk by chunk; else the full analysis
+            worst_abs, worst_rel = max(worst_abs, quick[0]), max(worst_rel, quick[1])
+            continue
         ref64, out64 = ref.to(wide), out.to(wide)
         ref_finite = torch.isfinite(ref64)
         nan_bad = torch.isnan(out64) & ~torch.isnan(ref64)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from xml.etree import ElementTree
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kevolve.benchreport import (BenchResult, CaseTiming, SpecResult, render_html, render_markdown, spec_row,
-                                 totals, write_report)
+from kevolve.benchreport import (BenchResult, CaseTiming, SpecResult, load_isolated_baselines, render_html,
+                                 render_markdown, spec_row, totals, write_report)
 
 
 def _spec(name: str, correct: bool, compile_ms: float, kernel_ms: float, eager_ms: float = 3.0,
@@ -131,3 +132,26 @@ def test_json_round_trip_and_files(tmp_path: Path) -> None:
     assert again == result
     assert render_markdown(again) == paths["md"].read_text()
     assert math.isclose(totals(again).geomean_speedup or 0, totals(result).geomean_speedup or 1)
+
+
+def test_isolated_baselines_prefer_gpu_time_and_reject_other_files(tmp_path: Path) -> None:
+    good = tmp_path / "suite_baselines_gpu.json"
+    good.write_text(json.dumps({"rows": [
+        {"spec": "a", "case": "default", "compile_ms": 0.095, "compile_gpu_ms": 0.034},  # do_bench + GPU time
+        {"spec": "b", "case": "default", "compile_ms": 0.05},                            # an older file's row
+        {"spec": "c", "case": "default", "compile_error": "RuntimeError: boom"},          # no time: skipped
+    ]}))
+    assert load_isolated_baselines(good) == {"a/default": 0.034, "b/default": 0.05}
+    bad = tmp_path / "suite_cuda.json"
+    bad.write_text(json.dumps({"specs": []}))
+    with pytest.raises(ValueError, match="not a baselines file"):
+        load_isolated_baselines(bad)
+
+
+def test_a_kernel_is_credited_with_the_smaller_of_its_in_run_and_isolated_speedups() -> None:
+    result = _gpu_result()
+    # alone, torch.compile took 1.2 ms for fast2x (in run 2.0 ms) and 1.5 ms for fast125 (in run 1.0 ms)
+    result.isolated_compile_ms = {"fast2x/default": 1.2, "fast125/default": 1.5}
+    rows = {r.spec: r for r in (spec_row(result, s) for s in result.specs)}
+    assert rows["fast2x"].credited == pytest.approx(1.2)      # 1.2 / 1.0, not 2.0 / 1.0
+    assert rows["fast125"].credited == pytest.approx(1.25)    # in run 1.0 / 0.8 is the smaller
