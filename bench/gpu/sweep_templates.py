@@ -248,9 +248,10 @@ def main() -> None:
     print("checked", flush=True)
     baselines: dict[str, float] = {}
     if args.baselines is not None:
-        saved = json.loads(args.baselines.read_text())
-        baselines = {r["spec"]: r.get("compile_gpu_ms") or r["compile_ms"] for r in saved["rows"]
-                     if r.get("case") == "default" and "compile_ms" in r}
+        from kevolve.benchreport import load_isolated_baselines
+
+        baselines = {key.split("/")[0]: ms for key, ms in load_isolated_baselines(args.baselines).items()
+                     if key.endswith("/default")}
     results = []
     deadline = time.monotonic() + args.time_limit_s
     for spec in specs:  # timed here, one spec after another: nothing else runs on the GPU
@@ -267,6 +268,7 @@ def main() -> None:
         (args.out / "sweep.json").write_text(json.dumps(results, indent=1))
         (args.out / "sweep.md").write_text(render_md(results))
         print("\n".join(render_md(results[-1:]).splitlines()[6:]), flush=True)
+
 
 if __name__ == "__main__":
     main()
