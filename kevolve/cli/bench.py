@@ -126,8 +126,9 @@ def cases_from_report(report: dict[str, Any], spec_path: Path | None) -> tuple[l
 
     The machine facts themselves are read with :func:`environment_of`."""
     result = report.get("result", {})
+    timings = report.get("timing", {})
     cases = []
-    for c in result.get("cases", []):
+    for index, c in enumerate(result.get("cases", [])):
         sizes = {str(k): int(v) for k, v in c.get("sizes", {}).items()}  # int64 comes back as strings
         case = CaseTiming(name=str(c.get("name", "")), sizes=sizes, passed=bool(c.get("passed", False)),
                           candidate_ms=float(_get(c, "candidateMs", "candidate_ms")),
@@ -135,6 +136,9 @@ def cases_from_report(report: dict[str, Any], spec_path: Path | None) -> tuple[l
                           compile_ms=float(_get(c, "compileMs", "compile_ms")),
                           bytes_moved=float(_get(c, "bytesMoved", "bytes_moved")),
                           flops=float(c.get("flops", 0)), simulated=bool(c.get("simulated", False)))
+        extra = timings.get(str(index), {}).get("extra", {}) if isinstance(timings, dict) else {}
+        case.candidate_host_ms = float(extra.get("candidate_host_ms", 0.0))
+        case.compile_host_ms = float(extra.get("compile_host_ms", 0.0))
         if spec_path is not None:
             # The spec's own formulas give the MINIMAL traffic (an embedding bag reads the gathered
             # rows, not the table; weights count once); the evaluator's figure is what the inputs

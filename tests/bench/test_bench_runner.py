@@ -95,6 +95,10 @@ class ScriptedJobService(service_pb2_grpc.JobServiceServicer):
             result = evaluation_pb2.EvaluationResult(platform="cuda", stage="full", verdict=common_pb2.PASSED,
                                                      cases=cases, speed_measured=True, duration_s=1.5,
                                                      environment={"gpu": "Scripted GPU"})
+            # The CUDA timer's report: host issue times of the production case (index 1).
+            timing = {"1": {"extra": {"candidate_host_ms": 0.031, "compile_host_ms": 0.045}}}
+            return service_pb2.GetArtifactResponse(
+                data=json.dumps({"result": MessageToDict(result), "timing": timing}).encode())
         return service_pb2.GetArtifactResponse(data=json.dumps({"result": MessageToDict(result)}).encode())
 
 
@@ -141,6 +145,9 @@ def test_bench_runs_each_spec_as_a_job_and_reports(service: Service, tmp_path: P
     assert ("falls back to PyTorch (no correct kernel: budget exhausted; 2 INCORRECT, 1 NO_CODE; "
             "most often: max abs error 0.5 in case cpu)") in md
     assert "<svg" in (tmp_path / "suite_cuda.html").read_text()
+    # GPU times in the table, the host's issue time beside them (and only for the case that has one).
+    assert "| `softmax_fp16` | default | cols=4096, rows=8192 | yes | 0.11 | 0.082 | 0.05 | 1.64x | kernel | 0.031 / 0.045 |" in md
+    assert "| `softmax_fp16` | small | cols=16, rows=16 | yes | 0.01 | 0.01 | 0.01 | 1.00x | PyTorch (fallback) | – / – |" in md
 
     # The saved JSON re-renders to the same report, here or on any machine.
     out = tmp_path / "again"
