@@ -57,6 +57,10 @@ def test_correct_kernel_is_timed_against_both_baselines(gpu_harness: Harness) ->
     assert r.fitness == pytest.approx(case.compile_ms / case.candidate_ms)
     assert 0 <= case.candidate_cv < 0.05
     assert r.speed_measured and r.environment["gpu"] and r.environment["torch"]
+    # GPU times are charged; the host time each contender needs to issue a call is reported beside them.
+    extra = out.report["timing"]["0"]["extra"]
+    assert all(extra[f"{k}_host_ms"] > 0 for k in ("candidate", "eager", "compile"))
+    assert all(0 <= extra[f"{k}_retake_rate"] <= 3 for k in ("candidate", "eager", "compile"))
 
 
 def test_uninitialized_output_fails_on_the_gpu(gpu_harness: Harness) -> None:
