@@ -234,7 +234,7 @@ def diagnose(parent: ParentArtifacts | None, request: work_pb2.ExpandRequest, lo
         diag.keywords.extend(["response format", "full file", "ModelNew"])
         evidence.append(f"the last reply held no usable code: {reason}")
     elif diag.category == "slow":
-        _diagnose_speed(diag, node, result, parent.profile_report, evidence)
+        _diagnose_speed(diag, node, result, parent.profile_report, evidence, _d(report.get("timing")))
 
     if "sram_overflow" in f"{decided_by} {reason}" and diag.category != "slow":
         # A simulated accelerator refuses blocks larger than its local SRAM at run time.
@@ -246,8 +246,38 @@ def diagnose(parent: ParentArtifacts | None, request: work_pb2.ExpandRequest, lo
     return diag
 
 
+# FLOP per byte above which a kernel is taken as compute-bound when no profiler says so:
+# the fp32 FMA ridge of current GPUs is ~20-30, the tensor-core ridge in the hundreds.
+COMPUTE_INTENSITY = 64.0
+AT_BANDWIDTH = 0.85  # a memory-bound kernel at this share of the copy bandwidth has no headroom
+
+
+def _roofline(result: dict[str, Any], timing: dict[str, Any]) -> tuple[str, dict[str, float]]:
+    """A bottleneck read off the evaluation itself, for when there is no profile.
+
+    The CUDA timer reports each case's physical floor (minimal bytes / measured copy
+    bandwidth); with the case's time it gives the achieved share of bandwidth, and the
+    spec's FLOPs per byte say which roof applies. The first timed case decides: the
+    evaluator puts the production shape first unless a declared case has its sizes."""
+    for index, case in enumerate(c for c in result.get("cases", []) if isinstance(c, dict)):
+        cand = _num(_get(case, "candidate_ms"))
+        extra = _d(_d(timing.get(str(index))).get("extra"))
+        floor = _num(extra.get("floor_ms"))
+        if not cand or not floor:
+            continue
+        moved, flops = _num(_get(case, "bytes_moved")) or 0.0, _num(case.get("flops")) or 0.0
+        numbers = {"bw_frac_of_copy": floor / cand, "kernel_time_us": cand * 1e3}
+        if moved > 0 and flops / moved >= COMPUTE_INTENSITY:
+            return "compute_bound", {**numbers, "flops_per_byte": flops / moved}
+        if floor / cand < AT_BANDWIDTH:
+            return "memory_bound", numbers
+        return "", numbers  # at the bandwidth limit: only moving fewer bytes helps
+    return "", {}
+
+
 def _diagnose_speed(diag: work_pb2.Diagnosis, node: common_pb2.NodeSummary, result: dict[str, Any],
-                    profile_report: dict[str, Any] | None, evidence: list[str]) -> None:
+                    profile_report: dict[str, Any] | None, evidence: list[str],
+                    timing: dict[str, Any] | None = None) -> None:
     diag.facts["fitness"] = f"{node.fitness:.4g}"
     cases = [c for c in result.get("cases", []) if isinstance(c, dict)]
     for case in cases[:4]:
@@ -255,9 +285,17 @@ def _diagnose_speed(diag: work_pb2.Diagnosis, node: common_pb2.NodeSummary, resu
         if cand and base:
             diag.facts[f"speedup:{case.get('name', 'case')}"] = f"{base / cand:.3g}"
     if profile_report is None:
-        diag.bottleneck = ""
-        diag.keywords.extend(_BOTTLENECK_KEYWORDS["unknown"])
-        evidence.append(f"passes with fitness {node.fitness:.3g}; no profile available yet")
+        diag.bottleneck, numbers = _roofline(result, timing or {})
+        diag.keywords.extend(_BOTTLENECK_KEYWORDS.get(diag.bottleneck, _BOTTLENECK_KEYWORDS["unknown"]))
+        if diag.bottleneck == "memory_bound" and numbers["bw_frac_of_copy"] < 0.6:
+            diag.keywords.extend(["coalescing", "vectorized loads", "bytes in flight"])
+        for key, value in numbers.items():
+            diag.facts[key] = f"{value:.4g}"
+        if numbers:
+            diag.facts["achieved_bw_frac"] = f"{numbers['bw_frac_of_copy']:.2f}"
+        read = (f"; from its timing: {numbers['bw_frac_of_copy']:.0%} of copy bandwidth, "
+                f"bottleneck {diag.bottleneck or 'none left but bytes moved'}") if numbers else ""
+        evidence.append(f"passes with fitness {node.fitness:.3g}; no profile available yet{read}")
         return
     presult = _d(profile_report.get("result"))
     metrics = {k: v for k, v in ((k, _num(v)) for k, v in _d(presult.get("metrics")).items()) if v is not None}

@@ -132,3 +132,31 @@ def test_root_expansion_is_a_first_draft() -> None:
     diag = diagnose(None, work_pb2.ExpandRequest())
     assert diag.category == "first_draft"
     assert diag.keywords
+
+
+def _timed(candidate_ms: float, floor_ms: float, bytes_moved: float, flops: float) -> dict[str, Any]:
+    """An evaluation report as the CUDA timer leaves it: the case, and its floor in the timing."""
+    report = eval_report("PASSED", cases=[{"name": "default", "candidateMs": candidate_ms, "compileMs": 0.06,
+                                           "bytesMoved": bytes_moved, "flops": flops}])
+    report["timing"] = {"0": {"candidate_ms": candidate_ms, "extra": {"floor_ms": floor_ms}}}
+    return report
+
+
+def test_without_a_profile_a_slow_kernel_far_from_bandwidth_is_memory_bound() -> None:
+    diag = _diag(V.PASSED, _timed(0.05, 0.022, bytes_moved=6.7e7, flops=3e7), None, fitness=1.2)
+    assert diag.bottleneck == "memory_bound"
+    assert diag.facts["achieved_bw_frac"] == "0.44"
+    assert "44% of copy bandwidth" in diag.evidence
+    assert "coalescing" in diag.keywords  # under 60%: the access pattern is suspect
+
+
+def test_without_a_profile_high_arithmetic_intensity_is_compute_bound() -> None:
+    diag = _diag(V.PASSED, _timed(0.2, 0.02, bytes_moved=5e7, flops=6.9e10), None, fitness=0.8)
+    assert diag.bottleneck == "compute_bound"
+    assert float(diag.facts["flops_per_byte"]) == pytest.approx(1380)
+
+
+def test_without_a_profile_a_kernel_at_the_bandwidth_limit_has_no_tiling_bottleneck() -> None:
+    diag = _diag(V.PASSED, _timed(0.05, 0.046, bytes_moved=1.3e8, flops=3e7), None, fitness=1.0)
+    assert diag.bottleneck == ""
+    assert "92% of copy bandwidth" in diag.evidence and "none left but bytes moved" in diag.evidence
