@@ -255,8 +255,9 @@ AT_BANDWIDTH = 0.85  # a memory-bound kernel at this share of the copy bandwidth
 def _roofline(result: dict[str, Any], timing: dict[str, Any]) -> tuple[str, dict[str, float]]:
     """A bottleneck read off the evaluation itself, for when there is no profile.
 
-    The CUDA timer reports each case's physical floor (minimal bytes / measured copy
-    bandwidth); with the case's time it gives the achieved share of bandwidth, and the
+    Speed-measuring platforms report each case's physical floor (minimal bytes / memory
+    bandwidth: measured copy bandwidth on a GPU, the machine model's DRAM bandwidth on a
+    simulator); with the case's time it gives the achieved share of bandwidth, and the
     spec's FLOPs per byte say which roof applies. The first timed case decides: the
     evaluator puts the production shape first unless a declared case has its sizes."""
     for index, case in enumerate(c for c in result.get("cases", []) if isinstance(c, dict)):
@@ -266,7 +267,7 @@ def _roofline(result: dict[str, Any], timing: dict[str, Any]) -> tuple[str, dict
         if not cand or not floor:
             continue
         moved, flops = _num(_get(case, "bytes_moved")) or 0.0, _num(case.get("flops")) or 0.0
-        numbers = {"bw_frac_of_copy": floor / cand, "kernel_time_us": cand * 1e3}
+        numbers = {"bandwidth_frac": floor / cand, "kernel_time_us": cand * 1e3}
         if moved > 0 and flops / moved >= COMPUTE_INTENSITY:
             return "compute_bound", {**numbers, "flops_per_byte": flops / moved}
         if floor / cand < AT_BANDWIDTH:
@@ -287,13 +288,13 @@ def _diagnose_speed(diag: work_pb2.Diagnosis, node: common_pb2.NodeSummary, resu
     if profile_report is None:
         diag.bottleneck, numbers = _roofline(result, timing or {})
         diag.keywords.extend(_BOTTLENECK_KEYWORDS.get(diag.bottleneck, _BOTTLENECK_KEYWORDS["unknown"]))
-        if diag.bottleneck == "memory_bound" and numbers["bw_frac_of_copy"] < 0.6:
+        if diag.bottleneck == "memory_bound" and numbers["bandwidth_frac"] < 0.6:
             diag.keywords.extend(["coalescing", "vectorized loads", "bytes in flight"])
         for key, value in numbers.items():
             diag.facts[key] = f"{value:.4g}"
         if numbers:
-            diag.facts["achieved_bw_frac"] = f"{numbers['bw_frac_of_copy']:.2f}"
-        read = (f"; from its timing: {numbers['bw_frac_of_copy']:.0%} of copy bandwidth, "
+            diag.facts["achieved_bw_frac"] = f"{numbers['bandwidth_frac']:.2f}"
+        read = (f"; from its timing: {numbers['bandwidth_frac']:.0%} of copy bandwidth, "
                 f"bottleneck {diag.bottleneck or 'none left but bytes moved'}") if numbers else ""
         evidence.append(f"passes with fitness {node.fitness:.3g}; no profile available yet{read}")
         return

@@ -146,7 +146,7 @@ def test_without_a_profile_a_slow_kernel_far_from_bandwidth_is_memory_bound() ->
     diag = _diag(V.PASSED, _timed(0.05, 0.022, bytes_moved=6.7e7, flops=3e7), None, fitness=1.2)
     assert diag.bottleneck == "memory_bound"
     assert diag.facts["achieved_bw_frac"] == "0.44"
-    assert "44% of copy bandwidth" in diag.evidence
+    assert "44% of memory bandwidth" in diag.evidence
     assert "coalescing" in diag.keywords  # under 60%: the access pattern is suspect
 
 
@@ -159,4 +159,4 @@ def test_without_a_profile_high_arithmetic_intensity_is_compute_bound() -> None:
 def test_without_a_profile_a_kernel_at_the_bandwidth_limit_has_no_tiling_bottleneck() -> None:
     diag = _diag(V.PASSED, _timed(0.05, 0.046, bytes_moved=1.3e8, flops=3e7), None, fitness=1.0)
     assert diag.bottleneck == ""
-    assert "92% of copy bandwidth" in diag.evidence and "none left but bytes moved" in diag.evidence
+    assert "92% of memory bandwidth" in diag.evidence and "none left but bytes moved" in diag.evidence
