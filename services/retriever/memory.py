@@ -294,7 +294,7 @@ def _diagnose_speed(diag: work_pb2.Diagnosis, node: common_pb2.NodeSummary, resu
             diag.facts[key] = f"{value:.4g}"
         if numbers:
             diag.facts["achieved_bw_frac"] = f"{numbers['bandwidth_frac']:.2f}"
-        read = (f"; from its timing: {numbers['bandwidth_frac']:.0%} of copy bandwidth, "
+        read = (f"; from its timing: {numbers['bandwidth_frac']:.0%} of memory bandwidth, "
                 f"bottleneck {diag.bottleneck or 'none left but bytes moved'}") if numbers else ""
         evidence.append(f"passes with fitness {node.fitness:.3g}; no profile available yet{read}")
         return
