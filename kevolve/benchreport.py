@@ -141,6 +141,12 @@ def load_isolated_baselines(path: Path) -> dict[str, float]:
             if isinstance(r, dict) and float(r.get("compile_gpu_ms") or r.get("compile_ms") or 0) > 0}
 
 
+def isolated_production_ms(path: Path) -> dict[str, float]:
+    """``spec -> torch.compile ms`` at each spec's production shape (case "default") of a baselines file."""
+    return {key.removesuffix("/default"): ms for key, ms in load_isolated_baselines(path).items()
+            if key.endswith("/default")}
+
+
 def measure_copy_bandwidth_gbs(nbytes: int = 1 << 30, iters: int = 20) -> float | None:
     """Device-to-device copy bandwidth (read + write bytes per second) in GB/s; None without a GPU.
 
@@ -174,21 +180,14 @@ def gpu_time_ms(fn: Callable[[], object], reps: int = 200, lead_us: float = 300.
     """
     import torch
 
+    from kevolve import gpuspin
+
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
-    probe = 1_000_000
-    torch.cuda._sleep(probe)
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    torch.cuda._sleep(probe)
-    end.record()
-    torch.cuda.synchronize()
-    cycles = int(lead_us * probe / max(start.elapsed_time(end) * 1e3, 1e-3))
     fn()  # warm: compiles, first touch
     gpu, host = [], []
     for _ in range(reps):
         flush.zero_()
-        torch.cuda._sleep(cycles)
+        gpuspin.spin(lead_us)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         issued = time.perf_counter()
@@ -197,9 +196,7 @@ def gpu_time_ms(fn: Callable[[], object], reps: int = 200, lead_us: float = 300.
         end.record()
         torch.cuda.synchronize()
         gpu.append(start.elapsed_time(end))
-    gpu.sort()
-    host.sort()
-    return gpu[len(gpu) // 2], host[len(host) // 10]
+    return gpuspin.percentile(gpu, 0.5), gpuspin.percentile(host, 0.1)
 
 
 # --------------------------------------------------------------------------- per spec

@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from kevolve.benchreport import load_isolated_baselines  # noqa: E402
+from kevolve.benchreport import isolated_production_ms  # noqa: E402
 
 
 def best_by_spec(suite: dict[str, Any], logs: Path) -> dict[str, dict[str, float]]:
@@ -86,8 +86,7 @@ def main() -> None:
     args = parser.parse_args()
     isolated: dict[str, float] = {}
     if args.baselines is not None:
-        isolated = {key.split("/")[0]: ms for key, ms in load_isolated_baselines(args.baselines).items()
-                    if key.endswith("/default")}
+        isolated = isolated_production_ms(args.baselines)
     print(render(best_by_spec(json.loads(args.suite_json.read_text()), args.logs), isolated), end="")
 
 

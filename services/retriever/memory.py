@@ -276,6 +276,17 @@ def _roofline(result: dict[str, Any], timing: dict[str, Any]) -> tuple[str, dict
     return "", {}
 
 
+def _bottleneck_keywords(diag: work_pb2.Diagnosis, bandwidth_frac: float | None) -> None:
+    """Retrieval keywords for the diagnosed bottleneck, and the achieved share of bandwidth
+    (from the profiler or the timing) as a fact; far below the roof, the access pattern."""
+    diag.keywords.extend(_BOTTLENECK_KEYWORDS.get(diag.bottleneck, _BOTTLENECK_KEYWORDS["unknown"]))
+    if bandwidth_frac is None:
+        return
+    diag.facts["achieved_bw_frac"] = f"{bandwidth_frac:.2f}"
+    if diag.bottleneck == "memory_bound" and bandwidth_frac < 0.6:
+        diag.keywords.extend(["coalescing", "vectorized loads", "bytes in flight"])
+
+
 def _diagnose_speed(diag: work_pb2.Diagnosis, node: common_pb2.NodeSummary, result: dict[str, Any],
                     profile_report: dict[str, Any] | None, evidence: list[str],
                     timing: dict[str, Any] | None = None) -> None:
@@ -287,13 +298,9 @@ def _diagnose_speed(diag: work_pb2.Diagnosis, node: common_pb2.NodeSummary, resu
             diag.facts[f"speedup:{case.get('name', 'case')}"] = f"{base / cand:.3g}"
     if profile_report is None:
         diag.bottleneck, numbers = _roofline(result, timing or {})
-        diag.keywords.extend(_BOTTLENECK_KEYWORDS.get(diag.bottleneck, _BOTTLENECK_KEYWORDS["unknown"]))
-        if diag.bottleneck == "memory_bound" and numbers["bandwidth_frac"] < 0.6:
-            diag.keywords.extend(["coalescing", "vectorized loads", "bytes in flight"])
         for key, value in numbers.items():
             diag.facts[key] = f"{value:.4g}"
-        if numbers:
-            diag.facts["achieved_bw_frac"] = f"{numbers['bandwidth_frac']:.2f}"
+        _bottleneck_keywords(diag, numbers.get("bandwidth_frac"))
         read = (f"; from its timing: {numbers['bandwidth_frac']:.0%} of memory bandwidth, "
                 f"bottleneck {diag.bottleneck or 'none left but bytes moved'}") if numbers else ""
         evidence.append(f"passes with fitness {node.fitness:.3g}; no profile available yet{read}")
@@ -301,15 +308,11 @@ def _diagnose_speed(diag: work_pb2.Diagnosis, node: common_pb2.NodeSummary, resu
     presult = _d(profile_report.get("result"))
     metrics = {k: v for k, v in ((k, _num(v)) for k, v in _d(presult.get("metrics")).items()) if v is not None}
     diag.bottleneck = _bottleneck(presult, metrics)
-    diag.keywords.extend(_BOTTLENECK_KEYWORDS.get(diag.bottleneck, _BOTTLENECK_KEYWORDS["unknown"]))
-    if diag.bottleneck == "memory_bound" and metrics.get("dram_bw_frac", 1.0) < 0.6:
-        diag.keywords.extend(["coalescing", "vectorized loads", "bytes in flight"])
-    if metrics.get("spill_bytes", 0) > 0 and "spills" not in diag.keywords:
-        diag.keywords.extend(["register pressure", "spills"])
     for key, value in metrics.items():
         diag.facts[key] = f"{value:.4g}"
-    if "dram_bw_frac" in metrics:
-        diag.facts["achieved_bw_frac"] = f"{metrics['dram_bw_frac']:.2f}"
+    _bottleneck_keywords(diag, metrics.get("dram_bw_frac"))
+    if metrics.get("spill_bytes", 0) > 0 and "spills" not in diag.keywords:
+        diag.keywords.extend(["register pressure", "spills"])
     summary = str(presult.get("summary") or "")
     evidence.append(f"passes with fitness {node.fitness:.3g}; bottleneck {diag.bottleneck or 'unclear'}"
                     + (f" ({', '.join(_evidence_numbers(metrics))})" if metrics else "")

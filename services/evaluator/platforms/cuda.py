@@ -35,6 +35,7 @@ from typing import Any
 import torch
 import triton
 
+from kevolve import gpuspin
 from kevolve.platforms import Platform
 
 from .base import CaseTiming, Speed, TimingContext
@@ -77,7 +78,6 @@ class CudaTimer:
         self.max_case_s = max_case_s
         self._flush: torch.Tensor | None = None
         self._peak_gbps = 0.0
-        self._cycles_per_us = 0.0
         self._prepared: dict[str, tuple[list[Any], dict[str, Callable[[Sequence[Any]], Any]]]] = {}
 
     # -- environment -----------------------------------------------------------------------
@@ -131,23 +131,6 @@ class CudaTimer:
             torch.cuda.empty_cache()
         return self._peak_gbps
 
-    def _lead_cycles(self) -> int:
-        """GPU clock cycles that ``torch.cuda._sleep`` needs to spin for ``LEAD_US``."""
-        if not self._cycles_per_us:
-            probe = 1_000_000
-            torch.cuda._sleep(probe)  # first call: module load
-            torch.cuda.synchronize()
-            times = []
-            for _ in range(3):
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                torch.cuda._sleep(probe)
-                end.record()
-                torch.cuda.synchronize()
-                times.append(start.elapsed_time(end) * 1e3)
-            self._cycles_per_us = probe / max(min(times), 1e-3)
-        return int(LEAD_US * self._cycles_per_us)
-
     def _sample(
         self, fn: Callable[[Sequence[Any]], Any], inputs: Sequence[Any], perturb: float
     ) -> tuple[float, float, float, bool]:
@@ -159,9 +142,8 @@ class CudaTimer:
                     t.mul_(perturb)
         self._flush_l2()
         start, end, drained = (torch.cuda.Event(enable_timing=True) for _ in range(3))
-        lead = self._lead_cycles()
         enqueue_started = time.perf_counter()
-        torch.cuda._sleep(lead)
+        gpuspin.spin(LEAD_US)
         start.record()
         call_started = time.perf_counter()
         fn(inputs)
@@ -265,7 +247,7 @@ class CudaTimer:
         # contender (measured on the H100: 0.07-0.2 ms per call against 0.03-0.07 ms of GPU
         # work), so charging it would rank host load, not kernels. It is still reported: the
         # 10th percentile of the call's host time (load only adds to it), per contender.
-        issue_ms = {k: _percentile(host[k], 0.1) for k in names}
+        issue_ms = {k: gpuspin.percentile(host[k], 0.1) for k in names}
         return CaseTiming(
             candidate_ms=statistics.median(samples["candidate"]),
             eager_ms=statistics.median(samples["eager"]),
@@ -285,11 +267,6 @@ class CudaTimer:
                 **{f"{k}_retake_rate": retakes[k] / max(1, len(samples[k])) for k in names},
             },
         )
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
 def _cv(values: list[float]) -> float:
