@@ -122,15 +122,20 @@ class Bus:
     async def close(self) -> None:
         # Consumers have stopped by now (their in-flight work acked or NAKed); drain() would
         # wait out its timeout on the idle pull subscriptions, so flush and close instead.
-        if not self.nc.is_closed:
-            try:
-                await self.nc.flush(timeout=2)
-            except (OSError, TimeoutError, nats.errors.Error) as exc:
-                # NATS already gone (a broken pipe, a timeout): nothing unsent can be saved by
-                # raising, and the rest of the shutdown (database, metrics) must still run.
-                log.warning("bus flush on close failed", error=repr(exc))
-            finally:
-                await self.nc.close()
+        if self.nc.is_closed:
+            return
+        try:
+            await self.nc.flush(timeout=2)
+        except (OSError, TimeoutError, nats.errors.Error) as exc:
+            # NATS already gone (a broken pipe, a timeout): nothing unsent can be saved by
+            # raising, and the rest of the shutdown (database, metrics) must still run.
+            log.warning("bus flush on close failed", error=repr(exc))
+        try:
+            await self.nc.close()
+        except (OSError, TimeoutError, nats.errors.Error) as exc:
+            # nats-py's close() drains the socket of a reconnect attempt in flight; with the
+            # server killed that raises ConnectionResetError, which must not abort shutdown.
+            log.warning("bus close failed", error=repr(exc))
 
     def consumer(
         self,
