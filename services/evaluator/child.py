@@ -29,11 +29,13 @@ from kevolve.platforms import Platform
 from kevolve.specfile import load_module, outline
 
 from . import inputs
-from .platforms.base import CaseTiming, TimingContext
+from .platforms.base import CaseTiming, TimerInfraError, TimingContext
 
 # The worker may hold the go back while other candidates are timed on this GPU; the sandbox
 # timeout (extended by that wait) is the real limit.
 GO_WAIT_S = 3600.0
+# Written by the candidate process when its timing loop is over (see run_candidate).
+TIMED_MARKER = "timed.json"
 T = TypeVar("T")
 
 
@@ -116,6 +118,8 @@ def _classify(exc: BaseException) -> Failure:
     text = f"{name}: {exc}"[:2000]
     if isinstance(exc, guards.GuardViolation):
         return Failure("REJECTED_RUNTIME", f"runtime:{exc.rule}", exc.reason, tb)
+    if isinstance(exc, TimerInfraError):  # the timer's own resources ran out: the controller retries
+        return Failure("INFRA_ERROR", "infra:timer", text, tb)
     if isinstance(exc, MemoryError) or "out of memory" in text.lower() or "can't allocate memory" in text:
         return Failure("OUT_OF_MEMORY", "sandbox:memory", text, tb)
     if isinstance(exc, SystemExit):
@@ -272,6 +276,10 @@ class CandidateRun:
             ctx = self._timing_context(case, ref_meta)
             _timing_step(lambda: self.platform.prepare(ctx), "while preparing to time")
             self.contexts[case["index"]] = ctx
+        if self.device == "cuda":
+            # Blocks the trials freed stay cached by this process while it queues for the GPU
+            # lock; with a dozen candidates prepared side by side that starved the GPU's memory.
+            torch.cuda.empty_cache()
 
     def _timing_context(self, case: dict[str, Any], ref_meta: dict[str, Any]) -> TimingContext:
         spec, model = self.models[case["index"]]
@@ -309,15 +317,18 @@ class CandidateRun:
         )
         return ctx
 
-    def timing_and_recheck(self) -> dict[str, Any]:
+    def timing(self) -> dict[str, Any]:
         timings: dict[str, Any] = {}
         for case in self.plan["cases"]:
             ctx = self.contexts[case["index"]]
-            model = self.models[case["index"]][1]
             timing: CaseTiming = _timing_step(lambda: self.platform.time_case(ctx), "while timing")
             timings[str(case["index"])] = timing.__dict__
-            self._run_set(case, model, "recheck")
         return timings
+
+    def recheck(self) -> None:
+        """Every case again on inputs the candidate has not seen, after all its timing calls."""
+        for case in self.plan["cases"]:
+            self._run_set(case, self.models[case["index"]][1], "recheck")
 
 
 def _failed(f: Failure, run: CandidateRun) -> dict[str, Any]:
@@ -351,10 +362,15 @@ def run_candidate(plan: dict[str, Any], work: Path) -> dict[str, Any]:
         return {"status": "stopped", "kernels": list(run.kernels.values())}
     lap("wait_for_go")
     try:
-        timings = run.timing_and_recheck()
+        timings = run.timing()
+        lap("timing")
+        # The GPU is no longer needed alone: the worker releases its lock on this marker, so
+        # the next candidate's timing overlaps this re-check and the worker's comparison.
+        _write_json(work / TIMED_MARKER, {"status": "ok"})
+        run.recheck()
     except Failure as f:
         return _failed(f, run)
-    lap("timing_and_recheck")
+    lap("recheck")
     return {
         "status": "ok",
         "timings": timings,

@@ -28,6 +28,7 @@ from kevolve.gpulock import GpuLock
 from kevolve.specfile import SpecError, check_outline
 
 from . import static_check
+from .child import TIMED_MARKER
 from .compare import Mismatch, compare
 from .config import EvaluatorSettings
 from .plan import EvalJob, build_plan, device_of
@@ -60,6 +61,8 @@ class RunState:
     ref_meta: dict[str, Any] = field(default_factory=dict)
     # Where the evaluation's wall time went, in seconds, in order (the report's "phases_s").
     phases: dict[str, float] = field(default_factory=dict)
+    # When this evaluation held the GPU lock (epoch seconds, [taken, given back]), if it did.
+    gpu_lock_window: list[float] = field(default_factory=list)
     child_phases: dict[str, float] = field(default_factory=dict)  # as the candidate process saw them
     _mark: float = field(default_factory=time.perf_counter)
 
@@ -326,6 +329,7 @@ class Harness:
         )
         thread.start()
         phase1_seen = False
+        timed = False
         try:
             while thread.is_alive():
                 if not phase1_seen and (work / "phase1.json").exists():
@@ -336,16 +340,29 @@ class Harness:
                     if not state.failed and gpu_lock is not None:
                         grace.pause()
                         gpu_lock.acquire()
+                        state.gpu_lock_window = [time.time()]
                         grace.resume()
                         state.phase("gpu_wait")   # queued behind other candidates' timing
                     (work / ("stop" if state.failed else "go")).touch()
+                if not timed and phase1_seen and (work / TIMED_MARKER).exists():
+                    # Timing is over: the re-check and the comparisons need no exclusive GPU.
+                    timed = True
+                    state.phase("candidate_timing")
+                    if gpu_lock is not None:
+                        state.gpu_lock_window.append(time.time())  # before: the next taker follows it
+                        gpu_lock.release()
                 thread.join(0.02)
             run = holder["run"]
-            state.phase("candidate_timing" if phase1_seen else "candidate_correctness")
+            if not phase1_seen:
+                state.phase("candidate_correctness")
+            else:
+                state.phase("candidate_recheck" if timed else "candidate_timing")
             state.sandbox_mode, state.killed_for, state.log = run.mode, run.killed_for, run.log_tail
             self._classify_run(run, work, phase1_seen, plan, ref_dir, job, state)
         finally:
             if gpu_lock is not None:
+                if len(state.gpu_lock_window) == 1:
+                    state.gpu_lock_window.append(time.time())
                 gpu_lock.release()
             if not self.settings.keep_runs:
                 shutil.rmtree(work, ignore_errors=True)

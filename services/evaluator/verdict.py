@@ -147,6 +147,7 @@ def build_outcome(job: EvalJob, plan: dict[str, Any], state: RunState, duration_
         "timing": state.timings,
         # Seconds of duration_s spent queued for the GPU behind other candidates' timing.
         "gpu_wait_s": state.phases.get("gpu_wait", 0.0),
+        "gpu_lock_window": state.gpu_lock_window,
         "phases_s": state.phases,
         "candidate_phases_s": state.child_phases,
         "plan": {

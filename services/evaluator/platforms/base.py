@@ -50,6 +50,11 @@ class KernelLaunch:
     scalar_args: dict[str, Any] = field(default_factory=dict)
 
 
+class TimerInfraError(RuntimeError):
+    """A timing platform could not run for want of its own resources (GPU memory for its
+    buffers, say): the evaluator's failure, which the controller retries, not the candidate's."""
+
+
 @dataclass
 class TimingContext:
     """Everything a platform needs to time one test case of one candidate."""

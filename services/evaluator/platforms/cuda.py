@@ -2,8 +2,9 @@
 
 Per sample: perturb the inputs in place (new contents every call, so a result cache keyed
 on contents or pointers never hits; inputs rotate over a few sets so pointers change too),
-flush L2 by zeroing a 256 MB buffer, keep the GPU spinning for ``LEAD_US`` (so the Python
-side of forward, its launches included, is enqueued before the start event is reached),
+flush L2 by zeroing a 256 MB buffer, keep the GPU spinning for the lead (``LEAD_US`` or
+more, see there; so the Python side of forward, its launches included, is enqueued before
+the start event is reached),
 record a start event, call forward, record an end event, then a device-wide synchronize.
 The candidate, eager PyTorch and torch.compile (default mode, specialised to the case's
 shape) take turns sample by sample in a rotating order, so anything that slows the GPU for
@@ -38,15 +39,28 @@ import triton
 from kevolve import gpuspin
 from kevolve.platforms import Platform
 
-from .base import CaseTiming, Speed, TimingContext
+from .base import CaseTiming, Speed, TimerInfraError, TimingContext
 
 FLUSH_BYTES = 256 * 1024 * 1024
 TARGET_CV = 0.02
 MIN_BATCHES, MAX_BATCHES = 5, 40
-BATCH_KERNEL_MS = 20.0  # aim for this much kernel time per batch
+# Aim for this much kernel time per batch, within these sample counts. Each sample costs
+# the lead, an L2 flush and two synchronizations besides the call (~0.5 ms for any
+# contender), all while the GPU lock is held, which serializes a GPU pool's candidates.
+# 5 batches of up to 60 give each contender 300 samples, a third of the 200-per-batch loop
+# whose batch medians varied by 0.15% on the H100 (suite_cuda_h100_notes.md, session 3).
+BATCH_KERNEL_MS = 6.0
+MIN_PER_BATCH, MAX_PER_BATCH = 10, 60
 MAX_CASE_S = 120.0  # timing budget per case (all three contenders)
 INPUT_SETS = 3
-LEAD_US = 300.0  # GPU spin before each start event: covers launch overhead of any contender
+# GPU spin before each start event, so a contender's host-side issue work is queued before
+# the clock starts: at least LEAD_US, and twice the slowest contender's measured issue time
+# up to MAX_LEAD_US. On an evaluator host preparing a dozen candidates at once, issue times
+# of 0.4-0.85 ms were measured (H100, session 4: batch_event_truncate, jagged_sum's
+# torch.compile), and a fixed 300 us lead let the GPU idle inside their timed window. Host
+# work that waits on the GPU (a copy back to compute on the CPU) is charged whatever the lead.
+LEAD_US = 300.0
+MAX_LEAD_US = 1500.0
 RETRIES = 3
 
 
@@ -78,6 +92,7 @@ class CudaTimer:
         self.max_case_s = max_case_s
         self._flush: torch.Tensor | None = None
         self._peak_gbps = 0.0
+        self._lead_us = LEAD_US
         self._prepared: dict[str, tuple[list[Any], dict[str, Callable[[Sequence[Any]], Any]]]] = {}
 
     # -- environment -----------------------------------------------------------------------
@@ -109,15 +124,31 @@ class CudaTimer:
     # -- primitives ------------------------------------------------------------------------
     def _flush_l2(self) -> None:
         if self._flush is None:
-            self._flush = torch.empty(FLUSH_BYTES, dtype=torch.int8, device="cuda")
+            try:
+                self._flush = torch.empty(FLUSH_BYTES, dtype=torch.int8, device="cuda")
+            except torch.OutOfMemoryError as exc:
+                raise TimerInfraError(f"no GPU memory for the L2 flush buffer: {exc}") from exc
         self._flush.zero_()
 
     def peak_bandwidth_gbps(self) -> float:
-        """Best device-to-device copy rate (read + write bytes), measured once."""
-        if not self._peak_gbps:
-            n = 1 << 28  # 1 GiB of fp32
-            src = torch.empty(n, dtype=torch.float32, device="cuda").uniform_()
-            dst = torch.empty_like(src)
+        """Best device-to-device copy rate (read + write bytes), measured once per process.
+
+        256 MiB a side is 5x the H100's L2, so the copy streams from DRAM. A GPU pool runs
+        several candidate processes on one GPU, and what they hold can leave too little for
+        the copy (2 GiB a process at first: 6 candidates of one H100 run were failed as out
+        of memory by it); the probe then halves its buffers, and if even 32 MiB a side does
+        not fit, the evaluator, not the candidate, has failed (TimerInfraError)."""
+        n = 1 << 26  # fp32 elements a side
+        while not self._peak_gbps:
+            try:
+                src = torch.empty(n, dtype=torch.float32, device="cuda").uniform_()
+                dst = torch.empty_like(src)
+            except torch.OutOfMemoryError as exc:
+                torch.cuda.empty_cache()
+                if n <= 1 << 23:
+                    raise TimerInfraError(f"no GPU memory for the copy-bandwidth probe: {exc}") from exc
+                n //= 2
+                continue
             best = float("inf")
             for _ in range(8):
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -143,13 +174,13 @@ class CudaTimer:
         self._flush_l2()
         start, end, drained = (torch.cuda.Event(enable_timing=True) for _ in range(3))
         enqueue_started = time.perf_counter()
-        gpuspin.spin(LEAD_US)
+        gpuspin.spin(self._lead_us)
         start.record()
         call_started = time.perf_counter()
         fn(inputs)
         host_ms = (time.perf_counter() - call_started) * 1e3
         end.record()
-        kept_up = (time.perf_counter() - enqueue_started) * 1e6 < LEAD_US
+        kept_up = (time.perf_counter() - enqueue_started) * 1e6 < self._lead_us
         torch.cuda.synchronize()  # device-wide: side-stream work cannot escape
         drained.record()
         torch.cuda.synchronize()
@@ -165,6 +196,21 @@ class CudaTimer:
             if kept_up:
                 break
         return gpu_ms, host_ms, drained_ms - gpu_ms, retake
+
+    def _lead_for(self, contenders: dict[str, Callable[[Sequence[Any]], Any]], inputs: Sequence[Any]) -> float:
+        """The spin that covers every contender's host issue time on this host now (see LEAD_US)."""
+        slowest = 0.0
+        with torch.no_grad():
+            for fn in contenders.values():
+                issue = []
+                for _ in range(5):
+                    torch.cuda.synchronize()
+                    started = time.perf_counter()
+                    fn(inputs)
+                    issue.append((time.perf_counter() - started) * 1e6)
+                slowest = max(slowest, statistics.median(issue))
+        torch.cuda.synchronize()
+        return min(MAX_LEAD_US, max(LEAD_US, 2.0 * slowest))
 
     def _sync_overhead_ms(self) -> float:
         """What ``_sample``'s drained time adds for a call that does nothing."""
@@ -195,6 +241,10 @@ class CudaTimer:
                     fn(values)
             torch.cuda.synchronize()
         self._prepared[ctx.case] = (sets, contenders)
+        # The timer's own buffers, while the process still may wait for the GPU lock: a
+        # shortage is found before timing and charged to the evaluator, not the candidate.
+        self._flush_l2()
+        self.peak_bandwidth_gbps()
 
     def time_case(self, ctx: TimingContext) -> CaseTiming:
         if ctx.case not in self._prepared:
@@ -205,9 +255,10 @@ class CudaTimer:
                 for values in sets:
                     fn(values)
             torch.cuda.synchronize()
+        self._lead_us = self._lead_for(contenders, sets[0])
         overhead = self._sync_overhead_ms()
         estimate = statistics.median(self._steady_sample(ctx.forward, sets[0], 1.0)[0] for _ in range(5))
-        per_batch = int(min(200, max(10, BATCH_KERNEL_MS / max(estimate, 1e-3))))
+        per_batch = int(min(MAX_PER_BATCH, max(MIN_PER_BATCH, BATCH_KERNEL_MS / max(estimate, 1e-3))))
         samples: dict[str, list[float]] = {k: [] for k in contenders}
         host: dict[str, list[float]] = {k: [] for k in contenders}
         medians: dict[str, list[float]] = {k: [] for k in contenders}
@@ -262,6 +313,7 @@ class CudaTimer:
                 "compile_cv": _cv(medians["compile"]),
                 "batches": float(batches),
                 "samples_per_batch": float(per_batch),
+                "lead_us": self._lead_us,
                 **{f"{k}_host_ms": issue_ms[k] for k in names},
                 # retakes per sample because the host was slower than the lead (0 = quiet host)
                 **{f"{k}_retake_rate": retakes[k] / max(1, len(samples[k])) for k in names},

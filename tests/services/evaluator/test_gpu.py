@@ -111,8 +111,9 @@ def test_cold_l2_timing_agrees_with_do_bench(timer_probe: dict[str, float]) -> N
 
 def test_candidates_prepared_together_are_timed_one_at_a_time(gpu_harness: Harness) -> None:
     # Concurrency above 1 on one GPU: both candidates start and compile side by side, but
-    # their timing phases hold the GPU lock in turn, so one of them queued for it, and the
-    # queueing did not count against its timeout.
+    # their timing loops hold the GPU lock in turn: the windows in which each held it never
+    # overlap. (Whether the second had to queue depends on when each finished compiling:
+    # with the lock held for the timing loop alone, often it does not.)
     from concurrent.futures import ThreadPoolExecutor
 
     job = gpu_job(REPO_ROOT / "examples" / "softmax.py", GOOD / "softmax_example_spec.py")
@@ -121,5 +122,5 @@ def test_candidates_prepared_together_are_timed_one_at_a_time(gpu_harness: Harne
     for out in outs:
         assert out.result.verdict == common_pb2.PASSED, (out.result.reason, out.report["traceback"][-2000:])
         assert 0 <= out.result.cases[0].candidate_cv < 0.05
-    waits = sorted(out.report["gpu_wait_s"] for out in outs)
-    assert waits[0] < 1.0 and waits[1] > 0.05
+    (a0, a1), (b0, b1) = sorted(out.report["gpu_lock_window"] for out in outs)
+    assert a0 <= a1 <= b0 <= b1, (a0, a1, b0, b1)

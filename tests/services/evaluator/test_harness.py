@@ -135,3 +135,35 @@ def test_declared_test_cases_add_shapes_and_never_replace_the_production_one() -
     same = EvalJob(spec_source=source, candidate_source="", platform=cuda.platform,
                    test_cases=[("prod", {"rows": 8192, "cols": 4096})])
     assert [c["name"] for c in build_plan(same, check_outline(source))["cases"]] == ["prod"]
+
+
+def test_report_separates_timing_from_the_recheck_after_it(cpu_harness: Harness) -> None:
+    # The candidate says when its timing loop is over; the worker closes the timing phase
+    # there (on a GPU pool it also gives the GPU lock back) and the re-check on unseen inputs
+    # still follows, with its own phase in the report.
+    out = cpu_harness.evaluate(cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py"))
+    assert out.result.verdict == common_pb2.PASSED, out.result.reason
+    worker = list(out.report["phases_s"])
+    assert worker.index("candidate_timing") < worker.index("candidate_recheck") < worker.index("compare_recheck")
+    child = list(out.report["candidate_phases_s"])
+    assert child.index("timing") < child.index("recheck")
+    assert {c["name"]: c["passed"] for c in out.report["checks"]}["recheck"] is True
+
+
+def test_a_timer_short_of_gpu_memory_fails_the_evaluator_not_the_candidate() -> None:
+    # The CUDA timer's own buffers (L2 flush, copy-bandwidth probe) can find the GPU full of
+    # other candidates' memory; that is retried as the evaluator's failure, whereas the same
+    # words from the candidate's own code are its OUT_OF_MEMORY.
+    from services.evaluator.child import _classify, _timing_step
+    from services.evaluator.platforms.base import TimerInfraError
+
+    def probe() -> None:
+        raise TimerInfraError("no GPU memory for the copy-bandwidth probe: CUDA out of memory")
+
+    with pytest.raises(Exception) as caught:
+        _timing_step(probe, "while preparing to time")
+    assert (caught.value.verdict, caught.value.decided_by) == ("INFRA_ERROR", "infra:timer")
+    try:
+        raise RuntimeError("CUDA out of memory. Tried to allocate 1024.00 MiB")
+    except RuntimeError as exc:
+        assert _classify(exc).verdict == "OUT_OF_MEMORY"
