@@ -449,6 +449,42 @@ def flops() -> int:
     return features * batch * min(events, max_len)
 ''', lambda r: {"batch": _odd(r, 2, 16), "features": _odd(r, 2, 9), "events": _odd(r, 2, 15),
                 "max_len": _odd(r, 2, 20)}, ("int64",)),
+    # Appended last: a family's place in this list decides which random draws it gets, so
+    # a new family at the end leaves every earlier family's specs unchanged.
+    Family("dot_interaction", "Pairwise dot products of feature embeddings at upper-triangle pairs.", '''
+class Model(nn.Module):
+    def __init__(self, features: int, offset: int) -> None:
+        super().__init__()
+        rows, cols = torch.triu_indices(features, features, offset=offset)
+        self.register_buffer("rows", rows, persistent=False)
+        self.register_buffer("cols", cols, persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        z = torch.bmm(x, x.transpose(1, 2))
+        return z[:, self.rows, self.cols]
+
+
+def get_inputs() -> list[torch.Tensor]:
+    return [(torch.randn(batch, features, dim) / dim ** 0.25 + 0.05).to(DTYPE)]
+
+
+def get_init_inputs() -> list[object]:
+    return [features, offset]
+
+
+def _pairs() -> int:
+    kept = max(0, features - offset)  # entries of the triangle at or above the offset diagonal
+    return kept * (kept + 1) // 2
+
+
+def bytes_moved() -> int:
+    return batch * (features * dim + _pairs()) * DTYPE.itemsize
+
+
+def flops() -> int:
+    return 2 * batch * _pairs() * dim
+''', lambda r: {"batch": _odd(r, 2, 6), "features": _odd(r, 2, 40), "dim": _odd(r, 2, 48),
+                "offset": r.choice([0, 1])}),
 ]
 
 

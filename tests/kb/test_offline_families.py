@@ -228,7 +228,7 @@ async def test_row_families(backend: OfflineBackend, tmp_path: Path, index: int)
     # factory calls on traced sizes (torch.zeros(n, d)) and the index_add_ spelling of a jagged sum
     ("jagged_index_add", "jagged_sum"),
     # transposed operands and GEMM chains / gathers / row-reducing epilogues
-    ("mm_chain", "gemm_chain"), ("pair_gather", "gemm_pair_gather"), ("linear_layernorm", "matmul_row_epilogue"),
+    ("mm_chain", "gemm_chain"), ("pair_gather", "gemm_pair_dot"), ("linear_layernorm", "matmul_row_epilogue"),
     ("searchsorted_rows", "searchsorted_rows"), ("embedding_mean", "embedding_bag"),
     ("jagged_truncate_first", "jagged_truncate"),
 ])
@@ -249,3 +249,34 @@ async def test_index_arithmetic_that_is_not_a_truncation_is_refused(backend: Off
     request = work_pb2.GenerateRequest(diagnosis=work_pb2.Diagnosis(category="first_draft"))
     gen = await backend.generate(request, "", NOT_TRUNCATE, None)
     assert gen.code is None and "jagged truncate pattern" in gen.error
+
+
+# Index pairs that are not a triangle: repeated pairs, negative indices (counted from the
+# end, as torch does), M != N, and each float dtype the one-hot selection must keep exact.
+PAIRS_ANY = (FIXTURES / "pair_gather.py").read_text()
+PAIR_DOT_SPECS = [
+    PAIRS_ANY,
+    PAIRS_ANY.replace("torch.randint(0, m, (pairs,))", "torch.randint(-m, m, (pairs,))"),
+    PAIRS_ANY.replace("torch.randn(batch, m, d), torch.randn(batch, n, d)",
+                      "torch.randn(batch, m, d).half(), torch.randn(batch, n, d).half()"),
+    PAIRS_ANY.replace("torch.randn(batch, m, d), torch.randn(batch, n, d)",
+                      "torch.randn(batch, m, d).bfloat16(), torch.randn(batch, n, d).bfloat16()"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(PAIR_DOT_SPECS)), ids=["fp32", "negative", "fp16", "bf16"])
+async def test_pair_dot_template_selects_any_pairs_exactly(backend: OfflineBackend, tmp_path: Path,
+                                                           index: int) -> None:
+    from services.generator.offline.specparts import spec_parts
+    from services.generator.tracer import trace
+
+    source = PAIR_DOT_SPECS[index]
+    traced = trace(source, outline(source).cpu_sizes)
+    templates, _, _ = backend.matching(traced)
+    by_name = {t.name: t for t in templates}
+    assert {"gemm_pair_dot", "gemm_pair_gather"} <= set(by_name)
+    points = [("gemm_pair_gather", by_name["gemm_pair_gather"].defaults())] + [
+        ("gemm_pair_dot", {**by_name["gemm_pair_dot"].defaults(), "SELECT": s}) for s in ("gather", "onehot")]
+    for name, tunables in points:
+        code = backend.render(by_name[name], tunables, traced, source, spec_parts(source))
+        assert verify(source, code, tmp_path) is None, (name, tunables)

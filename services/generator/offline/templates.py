@@ -79,6 +79,9 @@ _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newlin
 @lru_cache(maxsize=8)
 def load_templates(directory: Path) -> tuple[Template, ...]:
     out: list[Template] = []
+    # A loader on the folder: kernel bodies may {% include %} a part two templates share
+    # (the rendered candidate must still hold all its code, since it is loaded alone).
+    env = _ENV.overlay(loader=jinja2.FileSystemLoader(directory))
     for header in sorted(directory.glob("*.toml")):
         try:
             raw = tomllib.loads(header.read_text())
@@ -96,7 +99,7 @@ def load_templates(directory: Path) -> tuple[Template, ...]:
             raise TemplateError(f"{header}: every tunable needs at least one value")
         match = raw.get("match", {})
         try:
-            source = _ENV.from_string(body.read_text())
+            source = env.from_string(body.read_text())
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"{body}:{exc.lineno}: {exc.message}") from exc
         out.append(Template(name=raw["name"], description=raw.get("description", ""), codegen=raw["codegen"],

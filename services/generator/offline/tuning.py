@@ -18,9 +18,10 @@ from collections.abc import Iterator
 from kevolve.v1 import common_pb2, work_pb2
 from services.generator.offline.templates import Template
 
-# (knob, direction) preferences per bottleneck: +1 = larger value, -1 = smaller.
-BOTTLENECK_MOVES: dict[str, dict[str, int]] = {
-    "memory_bound": {"BLOCK": 1, "ROWS": 1, "num_warps": 1, "BLOCK_N": 1, "WHOLE_ROW_MAX": 1},
+# (knob, direction) preferences per bottleneck: +1 = larger value, -1 = smaller, a string =
+# that value of a non-numeric knob.
+BOTTLENECK_MOVES: dict[str, dict[str, int | str]] = {
+    "memory_bound": {"BLOCK": 1, "ROWS": 1, "num_warps": 1, "BLOCK_N": 1, "WHOLE_ROW_MAX": 1, "EVICT": "first"},
     "launch_bound": {"BLOCK": 1, "ROWS": 1, "BLOCK_M": 1, "BLOCK_N": 1, "BLOCK_D": 1},
     "occupancy_registers": {"BLOCK": -1, "ROWS": -1, "WHOLE_ROW_MAX": -1, "BLOCK_M": -1, "BLOCK_N": -1,
                             "BLOCK_K": -1, "num_stages": -1},
@@ -49,8 +50,10 @@ def _num(value: str) -> float | None:
         return None
 
 
-def _score(knob: str, old: str, new: str, prefs: dict[str, int]) -> float:
+def _score(knob: str, old: str, new: str, prefs: dict[str, int | str]) -> float:
     direction = prefs.get(knob, 0)
+    if isinstance(direction, str):
+        return 1.0 if new == direction else (-1.0 if old == direction else 0.0)
     a, b = _num(old), _num(new)
     if direction == 0 or a is None or b is None:
         return 0.0
