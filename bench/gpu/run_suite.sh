@@ -12,9 +12,10 @@ BUDGET=${1:-4}; WALL=${2:-0}; JOBS=${3:-3}; shift 3 || shift $#
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$OUT/gpu.txt"
-# One GPU: candidates are started, compiled and checked eight at a time and timed one at a
-# time under the GPU lock (see kevolve/gpulock.py); ncu looks at few launches per profile.
-export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-8}
+# One GPU: candidates are started, compiled and checked twelve at a time on the 16-core host
+# and timed one at a time under the GPU lock (see kevolve/gpulock.py), which is held for the
+# timing loop alone; ncu looks at few launches per profile.
+export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-12}
 export KEVOLVE_PROFILER_NCU_MAX_LAUNCHES=${KEVOLVE_PROFILER_NCU_MAX_LAUNCHES:-2}
 export KEVOLVE_CONTROLLER_MAX_IN_FLIGHT=${KEVOLVE_CONTROLLER_MAX_IN_FLIGHT:-36}
 # A GPU profile holds the GPU lock for its whole run (ncu: tens of seconds); on a lease of a
