@@ -1,5 +1,5 @@
 """The GPU bench tools' host-side logic: the template sweep's point set and checks (under the
-interpreter), and the GPU-time table read from a run's evaluation reports."""
+interpreter), and the GPU-time and contention tables read from a run's evaluation reports."""
 
 from __future__ import annotations
 
@@ -53,6 +53,15 @@ def _report(job: str, verdict: str, platform: str, kernel: float, compiled: floa
                              "extra": {"candidate_host_ms": 0.02, "compile_host_ms": 0.03}}}}
 
 
+def _tgz(path: Path, files: dict[str, bytes]) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
 def test_gpu_time_table_takes_each_spec_best_passed_candidate_and_the_slower_baseline(tmp_path: Path) -> None:
     table = _tool("gpu_time_table")
     reports = {
@@ -62,13 +71,8 @@ def test_gpu_time_table_takes_each_spec_best_passed_candidate_and_the_slower_bas
         "a4": _report("job-a", "PASSED", "cpu", 0.001, 0.10),     # a cpu screen: ignored
         "b1": _report("job-b", "PASSED", "cuda", 0.20, 0.10),     # slower than torch.compile
     }
-    logs = tmp_path / "logs.tgz"
-    with tarfile.open(logs, "w:gz") as tar:
-        for name, body in reports.items():
-            data = json.dumps(body).encode()
-            info = tarfile.TarInfo(f"objects/reports/eval/{name}.json")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
+    logs = _tgz(tmp_path / "logs.tgz", {f"objects/reports/eval/{n}.json": json.dumps(b).encode()
+                                        for n, b in reports.items()})
     suite = {"specs": [{"job_id": "job-a", "spec": "spec_a"}, {"job_id": "job-b", "spec": "spec_b"}]}
     best = table.best_by_spec(suite, logs)
     assert best["spec_a"]["kernel_ms"] == pytest.approx(0.04)
@@ -77,3 +81,36 @@ def test_gpu_time_table_takes_each_spec_best_passed_candidate_and_the_slower_bas
     assert "| `spec_b` | 0.2000 | 0.1000 | 0.50x |" in text
     # geomean of 1.5 and 0.5 = 0.866; with spec_b falling back to PyTorch: sqrt(1.5) = 1.225
     assert "0.866x" in text and "1.225x" in text
+
+
+def _phased(node: str, compiled: float, correctness: float, timing: float, recheck: float) -> dict[str, object]:
+    return {"result": {"job_id": "job-a", "node_id": node, "verdict": "PASSED", "platform": "cuda"},
+            "plan": {"cases": [{"name": "default"}]},
+            "timing": {"0": {"candidate_ms": 0.05, "compile_ms": compiled}},
+            "phases_s": {"candidate_correctness": correctness, "gpu_wait": 0.0, "candidate_timing": timing,
+                         "candidate_recheck": recheck},
+            "candidate_phases_s": {"correctness_trials": 1.0, "prepare_timing": 1.0}}
+
+
+def test_contention_table_places_evaluations_on_one_clock(tmp_path: Path) -> None:
+    tool = _tool("contention_table")
+    # n1 ends at t=10: correctness 0-4 (GPU 2-4), timing 4-6, re-check 6-10.
+    # n2 ends at t=12: correctness 0-5 (GPU 3-5), timing 5-9 (n1's re-check covers 6-9:
+    # 3 of its 4 s), re-check 9-12. n1's timing window (4-6) overlaps n2's GPU tail 4-5.
+    log = ("2026-11-23T18:00:10.000000Z [info     ] evaluated                      fitness=1.0 job=job-a "
+           "node=n1 seconds=10.0 verdict=PASSED\n"
+           "2026-11-23T18:00:12.000000Z [info     ] evaluated                      fitness=1.0 job=job-a "
+           "node=n2 seconds=12.0 verdict=PASSED\n")
+    logs = _tgz(tmp_path / "logs.tgz", {
+        "objects/reports/eval/n1.json": json.dumps(_phased("n1", 0.10, 4.0, 2.0, 4.0)).encode(),
+        "objects/reports/eval/n2.json": json.dumps(_phased("n2", 0.13, 5.0, 4.0, 3.0)).encode(),
+        "logs/evaluator-cuda.log": log.encode()})
+    suite = {"specs": [{"job_id": "job-a", "spec": "spec_a"}]}
+    evs = {ev.node: ev for ev in tool.evaluations(suite, logs, {("spec_a", "default"): 0.10})}
+    assert evs["n1"].timing[1] - evs["n1"].timing[0] == pytest.approx(2.0)
+    assert tool.overlap(evs["n1"], list(evs.values())) == pytest.approx(0.5)   # 1 s of n2 in 2 s
+    assert tool.overlap(evs["n2"], list(evs.values())) == pytest.approx(0.75)  # 3 s of n1 in 4 s
+    assert evs["n2"].compile_ratio == {"default": pytest.approx(1.3)}
+    text = tool.render(list(evs.values()))
+    assert "| `spec_a` | 2 | 0.6 | 1.150 | 1.30 |" in text
+    assert "| under one candidate | 2 | 1.150 | 1.30 | 50% |" in text
