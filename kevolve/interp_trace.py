@@ -197,6 +197,8 @@ class InterpTrace:
             record = LaunchTrace(name=getattr(executor.fn, "__name__", "kernel"))
             seen: set[int] = set()
             for arg in (*args, *kwargs.values()):
+                # A tensor descriptor (TMA loads) stands for the tensor it describes.
+                arg = getattr(arg, "base", arg) if type(arg).__name__ == "TensorDescriptor" else arg
                 if hasattr(arg, "untyped_storage") and hasattr(arg, "element_size"):
                     record.arg_tensors.append((tuple(arg.shape), str(arg.dtype).removeprefix("torch.")))
                     ptr = arg.untyped_storage().data_ptr()

@@ -29,6 +29,9 @@ ALLOWED_MODULES = {
     "torch.nn",
     "triton",
     "triton.language",
+    # TensorDescriptor: a host-side record of a tensor's base, shape, strides and tile shape
+    # for TMA loads; it computes nothing.
+    "triton.tools.tensor_descriptor",
     "math",
     "typing",
     "functools",

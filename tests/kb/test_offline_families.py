@@ -280,3 +280,50 @@ async def test_pair_dot_template_selects_any_pairs_exactly(backend: OfflineBacke
     for name, tunables in points:
         code = backend.render(by_name[name], tunables, traced, source, spec_parts(source))
         assert verify(source, code, tmp_path) is None, (name, tunables)
+
+
+# The descriptor-fed (TMA) GEMM templates have a lower priority than matmul_epilogue /
+# matmul_row_epilogue, so evolve() never reaches them on these fixtures: render their
+# defaults directly, over both operand layouts (a Linear's [N, K] weight is B transposed;
+# a transposed A), each float dtype, and a row-reducing epilogue.
+BMM = (FIXTURES / "bmm_scale.py").read_text().replace('"n": 18', '"n": 24')
+TMA_SPECS = {
+    "linear_gelu": ("matmul_tma", (FIXTURES / "linear_gelu.py").read_text()),
+    "linear_layernorm": ("matmul_row_tma", (FIXTURES / "linear_layernorm.py").read_text()),
+    "bmm_fp32": ("matmul_tma", BMM),
+    "bmm_fp16": ("matmul_tma", BMM.replace("torch.randn(batch, m, k), torch.randn(batch, k, n)",
+                                           "torch.randn(batch, m, k).half(), torch.randn(batch, k, n).half()")),
+    "bmm_bf16": ("matmul_tma", BMM.replace("torch.randn(batch, m, k), torch.randn(batch, k, n)",
+                                           "torch.randn(batch, m, k).bfloat16(), torch.randn(batch, k, n).bfloat16()")),
+    "bmm_a_transposed": ("matmul_tma", BMM.replace("torch.bmm(a, b)", "torch.bmm(a.transpose(1, 2), b)")
+                         .replace("torch.randn(batch, m, k), torch.randn(batch, k, n)",
+                                  "torch.randn(batch, k, m), torch.randn(batch, k, n)")),
+}
+
+
+def _render_defaults(backend: OfflineBackend, template: str, source: str) -> str:
+    from services.generator.offline.specparts import spec_parts
+    from services.generator.tracer import trace
+
+    traced = trace(source, outline(source).cpu_sizes)
+    templates, _, _ = backend.matching(traced)
+    by_name = {t.name: t for t in templates}
+    assert template in by_name, sorted(by_name)
+    return backend.render(by_name[template], by_name[template].defaults(), traced, source, spec_parts(source))
+
+
+@pytest.mark.parametrize("name", list(TMA_SPECS))
+async def test_tma_templates_match_the_reference(backend: OfflineBackend, tmp_path: Path, name: str) -> None:
+    template, source = TMA_SPECS[name]
+    code = _render_defaults(backend, template, source)
+    assert "TensorDescriptor.from_tensor" in code
+    assert verify(source, code, tmp_path) is None
+
+
+async def test_tma_template_refuses_rows_a_descriptor_cannot_address(backend: OfflineBackend,
+                                                                     tmp_path: Path) -> None:
+    # bmm_scale's cpu sizes give B rows of 18 fp32 values (72 bytes, not a multiple of 16)
+    source = (FIXTURES / "bmm_scale.py").read_text()
+    code = _render_defaults(backend, "matmul_tma", source)
+    with pytest.raises(ValueError, match=r"matmul_tma: B of shape \(3, 24, 18\).*16-byte aligned rows"):
+        verify(source, code, tmp_path)

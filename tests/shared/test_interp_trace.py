@@ -58,6 +58,28 @@ def test_masked_copy_counts_exact_bytes_not_padded_lanes() -> None:
     assert rec.sfu_total == 0 and rec.dot_flops == 0
 
 
+@triton.jit
+def descriptor_copy(x_desc, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, x_desc.load([tl.program_id(0) * BLOCK]), mask=offs < n)
+
+
+def test_descriptor_loads_count_like_pointer_loads() -> None:
+    # A TMA kernel must not look cheaper to the MTIA simulator than the same pointer kernel:
+    # zero-filled lanes past the end move nothing, and the descriptor's tensor is an argument.
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    n, block = 1000, 256
+    x = torch.randn(n)
+    y = torch.empty_like(x)
+    with InterpTrace() as trace:
+        descriptor_copy[(triton.cdiv(n, block),)](TensorDescriptor.from_tensor(x, [block]), y, n, BLOCK=block)
+    assert torch.equal(x, y)
+    (rec,) = trace.launches
+    assert rec.bytes_loaded == 4000 and rec.bytes_stored == 4000
+    assert rec.arg_bytes_in == 8000
+
+
 def test_fp16_elements_are_two_bytes() -> None:
     x = torch.randn(512).half()
     y = torch.empty_like(x)

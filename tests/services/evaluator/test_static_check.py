@@ -67,6 +67,8 @@ def test_every_correct_fixture_is_clean() -> None:
         ),
         ("s = torch.cuda.Stream()\nclass ModelNew(nn.Module):\n    pass", "streams"),
         ("from .spec import Model\nclass ModelNew(nn.Module):\n    pass", "banned_import"),
+        # triton.tools.tensor_descriptor is allowed (TMA descriptors); the rest of triton.tools is not
+        ("from triton.tools import disasm\nclass ModelNew(nn.Module):\n    pass", "banned_import"),
         (
             "class ModelNew(nn.Module):\n    def forward(self, x):\n        try:\n            return x\n        except Exception:\n"
             "            return None",
@@ -89,6 +91,19 @@ def test_allocation_views_and_reraise_are_allowed() -> None:
         "        try:\n            k[(triton.cdiv(x.numel(), 128),)](x, y, x.numel(), BLOCK=128)\n"
         "        except RuntimeError:\n            raise\n"
         "        return y.reshape(x.shape)\n"
+    )
+    assert rules(body) == []
+
+
+def test_tensor_descriptors_are_allowed() -> None:
+    body = (
+        "from triton.tools.tensor_descriptor import TensorDescriptor\n"
+        "class ModelNew(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        y = torch.empty_like(x)\n"
+        "        d = TensorDescriptor.from_tensor(x.transpose(0, 1), [64, 64])\n"
+        "        k[(1,)](d, y, x.numel(), BLOCK=128)\n"
+        "        return y\n"
     )
     assert rules(body) == []
 
