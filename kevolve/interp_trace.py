@@ -256,16 +256,18 @@ class InterpTrace:
         rec.max_tile_bytes = max(rec.max_tile_bytes, tile)
         self._note_block(int(np.size(ptrs.data)))
 
+    # The cache/eviction arguments after the mask differ between Triton releases (3.6 passes
+    # a cache modifier and an eviction policy, 3.9 one cache policy): pass them through.
     def _wrap_load(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        def load(builder: Any, ptrs: Any, mask: Any, other: Any, cache_policy: Any, is_volatile: Any) -> Any:
+        def load(builder: Any, ptrs: Any, mask: Any, *rest: Any, **kwargs: Any) -> Any:
             self._memory(ptrs, mask, store=False)
-            return original(builder, ptrs, mask, other, cache_policy, is_volatile)
+            return original(builder, ptrs, mask, *rest, **kwargs)
         return load
 
     def _wrap_store(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        def store(builder: Any, ptrs: Any, value: Any, mask: Any, cache_policy: Any) -> Any:
+        def store(builder: Any, ptrs: Any, value: Any, mask: Any, *rest: Any, **kwargs: Any) -> Any:
             self._memory(ptrs, mask, store=True)
-            return original(builder, ptrs, value, mask, cache_policy)
+            return original(builder, ptrs, value, mask, *rest, **kwargs)
         return store
 
     def _wrap_atomic(self, original: Callable[..., Any]) -> Callable[..., Any]:
