@@ -4,7 +4,11 @@ Each trial re-seeds from its own seed (derived from the request's seed, never 42
 spec's ``get_inputs()``, then applies a variant to floating-point tensors so inputs are not
 always zero-mean normal: ``affine`` rescales and shifts (all-positive / all-negative data,
 large magnitudes), ``sparse`` zeroes a random tenth of the elements (kernels that skip work
-on special values get caught). Runs in the sandboxed children (reference and candidate).
+on special values get caught). A tensor that ``get_inputs()`` made sorted along its last
+axis (searchsorted / bucketize borders, cumulative offsets) is sorted again after its
+variant: the operators that take it are undefined on unsorted rows, so a trial on them would
+test the reference's accident instead of the spec. Runs in the sandboxed children
+(reference and candidate).
 """
 
 from __future__ import annotations
@@ -31,9 +35,23 @@ def make_inputs(spec: Any, seed: int, variant: str, device: str) -> list[Any]:
     out: list[Any] = []
     for value in raw:
         if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() > 1:
+            ordered = sorted_rows(value)
             value = _apply(value, variant, gen)
+            if ordered:
+                value = value.sort(dim=-1).values
         out.append(value.to(device) if isinstance(value, torch.Tensor) else value)
     return out
+
+
+# Rows shorter than this are sorted by chance too often to be taken for sorted data.
+MIN_SORTED_ROW = 8
+
+
+def sorted_rows(t: torch.Tensor) -> bool:
+    """Whether every row of ``t`` along its last axis is non-decreasing (rows of 8 or more)."""
+    if t.dim() == 0 or t.shape[-1] < MIN_SORTED_ROW:
+        return False
+    return bool((t[..., 1:] >= t[..., :-1]).all())
 
 
 def _apply(t: torch.Tensor, variant: str, gen: torch.Generator) -> torch.Tensor:
