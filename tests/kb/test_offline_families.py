@@ -301,7 +301,8 @@ TMA_SPECS = {
 }
 
 
-def _render_defaults(backend: OfflineBackend, template: str, source: str) -> str:
+def _render_defaults(backend: OfflineBackend, template: str, source: str, **tunables: str) -> str:
+    """The template at its defaults (``tunables`` override some) for the spec's cpu sizes."""
     from services.generator.offline.specparts import spec_parts
     from services.generator.tracer import trace
 
@@ -309,7 +310,8 @@ def _render_defaults(backend: OfflineBackend, template: str, source: str) -> str
     templates, _, _ = backend.matching(traced)
     by_name = {t.name: t for t in templates}
     assert template in by_name, sorted(by_name)
-    return backend.render(by_name[template], by_name[template].defaults(), traced, source, spec_parts(source))
+    return backend.render(by_name[template], {**by_name[template].defaults(), **tunables}, traced, source,
+                          spec_parts(source))
 
 
 @pytest.mark.parametrize("name", list(TMA_SPECS))
@@ -327,3 +329,26 @@ async def test_tma_template_refuses_rows_a_descriptor_cannot_address(backend: Of
     code = _render_defaults(backend, "matmul_tma", source)
     with pytest.raises(ValueError, match=r"matmul_tma: B of shape \(3, 24, 18\).*16-byte aligned rows"):
         verify(source, code, tmp_path)
+
+
+# searchsorted_tiles counts in two levels (group ends, then one group of S entries), which
+# equals a binary search only on sorted rows: check it where the levels meet. Integer rows
+# with ties and queries on the entries (right=True and False), groups larger than the row
+# (S=16, 32 > 13 entries), a partial last group (13 = 3 x 4 + 1), a shared 1-D sequence,
+# and MBDT's fp32 borders through transposed views.
+SEARCH = (FIXTURES / "searchsorted_rows.py").read_text()
+SEARCH_SPECS = {
+    "right": SEARCH,
+    "left": SEARCH.replace(", right=True)", ")"),
+    "shared_1d": SEARCH.replace("torch.randint(0, 3, (rows, width)), dim=1", "torch.randint(0, 3, (width,)), dim=0"),
+    "mbdt": (REPO_ROOT / "bench" / "suite" / "mbdt_bucketize.py").read_text(),
+}
+
+
+@pytest.mark.parametrize("group", ["auto", "8", "16", "32"])
+@pytest.mark.parametrize("name", list(SEARCH_SPECS))
+async def test_searchsorted_tiles_counts_like_a_binary_search(backend: OfflineBackend, tmp_path: Path,
+                                                              name: str, group: str) -> None:
+    source = SEARCH_SPECS[name]
+    code = _render_defaults(backend, "searchsorted_tiles", source, S=group)
+    assert verify(source, code, tmp_path) is None
