@@ -28,6 +28,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	bash .ci/start-postgres
 	$(BIN)/python -m pytest -q -x --durations=15 $(PYTEST_ARGS)
+	bash scripts/test_triton_compat.sh
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS)
