@@ -52,7 +52,7 @@ def points(tunables: dict[str, list[str]], extra: int, seed: int) -> list[dict[s
     return out
 
 
-def render_all(spec: Path, extra: int, work: Path) -> list[dict[str, Any]]:
+def render_all(spec: Path, extra: int, work: Path, only_templates: list[str] | None = None) -> list[dict[str, Any]]:
     from services.generator.backends.offline import OfflineBackend
     from services.generator.offline.specparts import spec_parts
     from services.generator.tracer import trace
@@ -63,6 +63,9 @@ def render_all(spec: Path, extra: int, work: Path) -> list[dict[str, Any]]:
     traced = trace(source, specfile.check_outline(source).cpu_sizes)
     backend = OfflineBackend(ROOT / "kb" / "templates")
     templates, _, why = backend.matching(traced)
+    if only_templates:
+        templates = [t for t in templates if t.name in only_templates]
+        why = why or f"none of {only_templates} matches"
     parts = spec_parts(source)
     rendered = []
     for t in templates:
@@ -219,7 +222,10 @@ def render_md(results: list[dict[str, Any]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--suite", type=Path, default=ROOT / "bench" / "suite")
-    parser.add_argument("--only", nargs="*", default=None)
+    # both "--only A B" and "--only A --only B" name two specs
+    parser.add_argument("--only", nargs="+", action="extend", default=None, help="specs to sweep (file stems)")
+    parser.add_argument("--template", nargs="+", action="extend", default=None,
+                        help="sweep only these templates (e.g. the ones not yet measured)")
     parser.add_argument("--random", type=int, default=8, help="random points per template beyond one-knob moves")
     parser.add_argument("--jobs", type=int, default=12)
     parser.add_argument("--out", type=Path, required=True)
@@ -240,7 +246,7 @@ def main() -> None:
              and (not args.only or p.stem in args.only)]
     if args.only:  # timed in the order given: the most wanted first, before any time limit
         specs.sort(key=lambda p: args.only.index(p.stem))
-    rendered = {p: render_all(p, args.random, work) for p in specs}
+    rendered = {p: render_all(p, args.random, work, args.template) for p in specs}
     print(f"rendered {sum(map(len, rendered.values()))} points for {len(specs)} specs", flush=True)
     spawn = multiprocessing.get_context("spawn")  # CUDA cannot be used in forked children
     with ProcessPoolExecutor(args.jobs, mp_context=spawn) as pool:

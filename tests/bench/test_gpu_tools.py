@@ -47,6 +47,15 @@ def test_sweep_renders_and_checks_suite_points_under_the_interpreter(tmp_path: P
     assert [r.get("correct") for r in checked] == [True, True], [r.get("error") for r in checked]
 
 
+def test_sweep_renders_only_the_templates_asked_for(tmp_path: Path) -> None:
+    sweep = _tool("sweep_templates")
+    spec = REPO_ROOT / "bench" / "suite" / "bmm_fp16.py"
+    every = {r["template"] for r in sweep.render_all(spec, 0, tmp_path)}
+    assert {"matmul_epilogue", "matmul_tma"} <= every
+    rows = sweep.render_all(spec, 0, tmp_path, ["matmul_tma"])
+    assert rows and {r["template"] for r in rows} == {"matmul_tma"} and all("error" not in r for r in rows)
+
+
 def _report(job: str, verdict: str, platform: str, kernel: float, compiled: float) -> dict[str, object]:
     return {"result": {"job_id": job, "verdict": verdict, "platform": platform, "cases": [{"name": "default"}]},
             "timing": {"0": {"candidate_ms": kernel, "compile_ms": compiled, "eager_ms": 1.0,
