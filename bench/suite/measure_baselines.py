@@ -119,7 +119,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--suite", type=Path, default=Path(__file__).resolve().parent)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--only", nargs="+", action="extend", default=None, help="specs (file stems)")
     parser.add_argument("--tag", default="", help="suffix of the output file names")
     parser.add_argument("--render", type=Path, default=None, help="re-render the .md of a saved JSON and exit")
     args = parser.parse_args()
