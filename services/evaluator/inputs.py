@@ -4,11 +4,12 @@ Each trial re-seeds from its own seed (derived from the request's seed, never 42
 spec's ``get_inputs()``, then applies a variant to floating-point tensors so inputs are not
 always zero-mean normal: ``affine`` rescales and shifts (all-positive / all-negative data,
 large magnitudes), ``sparse`` zeroes a random tenth of the elements (kernels that skip work
-on special values get caught). A tensor that ``get_inputs()`` made sorted along its last
-axis (searchsorted / bucketize borders, cumulative offsets) is sorted again after its
-variant: the operators that take it are undefined on unsorted rows, so a trial on them would
-test the reference's accident instead of the spec. Runs in the sandboxed children
-(reference and candidate).
+on special values get caught). A variant keeps the domain ``get_inputs()`` drew from, since
+a trial outside it tests the reference's accident (or its error) instead of the spec:
+a tensor made sorted along its last axis (searchsorted / bucketize borders) is sorted again,
+one with every value in [0, 1] (probabilities, binary-cross-entropy targets, which torch
+rejects outside it) is reshaped by a power instead of rescaled, and a non-negative one is
+shifted up only. Runs in the sandboxed children (reference and candidate).
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ def _apply(t: torch.Tensor, variant: str, gen: torch.Generator) -> torch.Tensor:
     if variant == "affine":
         scale = float(torch.empty(1).uniform_(0.25, 3.0, generator=gen))
         shift = float(torch.empty(1).uniform_(-2.0, 2.0, generator=gen))
+        lo, hi = float(t.min()), float(t.max())  # NaN compares false: the plain variant
+        if 0.0 <= lo and hi <= 1.0:
+            # x ** p maps [0, 1] onto itself (0 and 1 stay): values pushed toward 0 or 1
+            return (t.float() ** scale).to(t.dtype)
+        if lo >= 0.0:
+            shift = abs(shift)
         return (t.float() * scale + shift).to(t.dtype)
     if variant == "sparse":
         keep = torch.rand(t.shape, generator=gen) >= 0.1

@@ -39,3 +39,28 @@ def test_short_rows_are_not_taken_for_sorted_data() -> None:
     assert not sorted_rows(torch.tensor([[0.1, 0.2], [0.3, 0.4]]))
     assert sorted_rows(torch.arange(8.0))
     assert not sorted_rows(torch.tensor([float("nan")] * 8))
+
+
+def test_probabilities_stay_probabilities_and_still_change() -> None:
+    # binary cross-entropy rejects targets outside [0, 1]: a shifted trial used to make a
+    # valid spec's reference raise
+    target = torch.rand(64, 32)
+    for seed in range(20):
+        (got,) = make_inputs(_spec(target), seed=seed, variant="affine", device="cpu")
+        assert 0.0 <= float(got.min()) and float(got.max()) <= 1.0
+        assert not torch.equal(got, target)
+    import torch.nn.functional as F
+
+    (got,) = make_inputs(_spec(target), seed=5, variant="affine", device="cpu")
+    F.binary_cross_entropy(torch.sigmoid(torch.randn(64, 32)), got)  # does not raise
+
+
+def test_non_negative_data_stays_non_negative_and_signed_data_may_shift_down() -> None:
+    counts = torch.rand(64, 32) * 5 + 1.5   # non-negative, not in [0, 1]
+    signed = torch.randn(64, 32)
+    shifted_down = False
+    for seed in range(20):
+        got_counts, got_signed = make_inputs(_spec(counts, signed), seed=seed, variant="affine", device="cpu")
+        assert float(got_counts.min()) >= 0.0
+        shifted_down |= float(got_signed.mean()) < -0.5
+    assert shifted_down  # the plain affine variant still reaches all-negative-ish data
