@@ -75,13 +75,20 @@ def run_reference(plan: dict[str, Any], work: Path) -> dict[str, Any]:
             for i, trial in enumerate(case[kind]):
                 variant = trial["variant"]
                 values = inputs.make_inputs(spec, trial["seed"], variant, device)
-                with torch.no_grad():
-                    outs = _as_list(model(*values))
-                if variant != "raw" and any(
-                    o.is_floating_point() and not torch.isfinite(o).all() for o in outs
-                ):
-                    # The variant left the spec's input domain (log of a negative...): use raw data.
-                    notes.append(f"{kind}[{i}]: {variant} inputs gave non-finite output; used raw inputs")
+                try:
+                    with torch.no_grad():
+                        outs = _as_list(model(*values))
+                    left_domain = variant != "raw" and any(
+                        o.is_floating_point() and not torch.isfinite(o).all() for o in outs)
+                    why_raw = "gave non-finite output"
+                except Exception as exc:  # noqa: BLE001 - only a variant's failure is forgiven
+                    if variant == "raw":
+                        raise  # the spec fails on the data it generates itself: its own error
+                    left_domain, why_raw = True, f"made the reference raise {type(exc).__name__}: {exc}"[:300]
+                if left_domain:
+                    # The variant left the spec's input domain (log of a negative, a cross-entropy
+                    # target outside [0, 1] that torch rejects...): use the raw data instead.
+                    notes.append(f"{kind}[{i}]: {variant} inputs {why_raw}; used raw inputs")
                     values = inputs.make_inputs(spec, trial["seed"], "raw", device)
                     with torch.no_grad():
                         outs = _as_list(model(*values))

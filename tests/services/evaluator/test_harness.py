@@ -49,6 +49,23 @@ def test_spec_that_fails_at_run_time_is_an_infra_error_naming_it(
     assert "reference is broken" in out.result.reason
 
 
+def test_a_variant_the_reference_rejects_falls_back_to_the_spec_s_own_data(
+    cpu_harness: Harness, tmp_path: Path
+) -> None:
+    # A spec whose reference validates its inputs (as binary cross-entropy does) must not be
+    # blamed when a trial variant leaves the domain it draws from: that trial uses raw data.
+    spec = tmp_path / "validating.py"
+    spec.write_text(
+        (SPECS / "add_relu_small.py").read_text().replace(
+            "return torch.relu(x + y)",
+            "if abs(float(x.mean())) > 0.5:\n            raise ValueError('x must be centred')\n"
+            "        return torch.relu(x + y)"))
+    out = cpu_harness.evaluate(cpu_job(spec, GOOD / "add_relu.py"))
+    assert out.result.verdict == common_pb2.PASSED, out.result.reason
+    (reference,) = [c for c in out.report["checks"] if c["name"] == "reference"]
+    assert "made the reference raise ValueError: x must be centred; used raw inputs" in reference["detail"]
+
+
 @pytest.mark.parametrize(
     "source, words",
     [
