@@ -75,17 +75,17 @@ def run_reference(plan: dict[str, Any], work: Path) -> dict[str, Any]:
             for i, trial in enumerate(case[kind]):
                 variant = trial["variant"]
                 values = inputs.make_inputs(spec, trial["seed"], variant, device)
+                why_raw = ""  # set when the variant left the spec's input domain
                 try:
                     with torch.no_grad():
                         outs = _as_list(model(*values))
-                    left_domain = variant != "raw" and any(
-                        o.is_floating_point() and not torch.isfinite(o).all() for o in outs)
-                    why_raw = "gave non-finite output"
+                    if variant != "raw" and any(o.is_floating_point() and not torch.isfinite(o).all() for o in outs):
+                        why_raw = "gave non-finite output"
                 except Exception as exc:  # noqa: BLE001 - only a variant's failure is forgiven
                     if variant == "raw":
                         raise  # the spec fails on the data it generates itself: its own error
-                    left_domain, why_raw = True, f"made the reference raise {type(exc).__name__}: {exc}"[:300]
-                if left_domain:
+                    why_raw = f"made the reference raise {type(exc).__name__}: {exc}"[:300]
+                if why_raw:
                     # The variant left the spec's input domain (log of a negative, a cross-entropy
                     # target outside [0, 1] that torch rejects...): use the raw data instead.
                     notes.append(f"{kind}[{i}]: {variant} inputs {why_raw}; used raw inputs")

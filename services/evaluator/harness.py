@@ -84,6 +84,14 @@ class RunState:
         self.checks.append({"name": name, "passed": passed, "detail": detail})
 
 
+def _give_back(gpu_lock: GpuLock | None, state: RunState) -> None:
+    """Release the GPU lock if this evaluation holds it, closing its recorded window first
+    (the next taker's window then starts after this one ends)."""
+    if gpu_lock is not None and gpu_lock.held:
+        state.gpu_lock_window.append(time.time())
+        gpu_lock.release()
+
+
 class Harness:
     def __init__(self, settings: EvaluatorSettings, kb_dir: Path) -> None:
         self.settings = settings
@@ -348,9 +356,7 @@ class Harness:
                     # Timing is over: the re-check and the comparisons need no exclusive GPU.
                     timed = True
                     state.phase("candidate_timing")
-                    if gpu_lock is not None:
-                        state.gpu_lock_window.append(time.time())  # before: the next taker follows it
-                        gpu_lock.release()
+                    _give_back(gpu_lock, state)
                 thread.join(0.02)
             run = holder["run"]
             if not phase1_seen:
@@ -360,10 +366,7 @@ class Harness:
             state.sandbox_mode, state.killed_for, state.log = run.mode, run.killed_for, run.log_tail
             self._classify_run(run, work, phase1_seen, plan, ref_dir, job, state)
         finally:
-            if gpu_lock is not None:
-                if len(state.gpu_lock_window) == 1:
-                    state.gpu_lock_window.append(time.time())
-                gpu_lock.release()
+            _give_back(gpu_lock, state)
             if not self.settings.keep_runs:
                 shutil.rmtree(work, ignore_errors=True)
 
