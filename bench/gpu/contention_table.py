@@ -24,12 +24,17 @@ import json
 import math
 import re
 import statistics
-import tarfile
+import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parent)]
+
+from kevolve.benchreport import load_isolated_baselines  # noqa: E402
+from runlogs import read_run_logs  # noqa: E402
 
 EVALUATED = re.compile(r"^(\S+?)Z? \[info\s*\] evaluated .*\bnode=(\S+)")
 
@@ -43,29 +48,22 @@ class Evaluation:
     compile_ratio: dict[str, float] = field(default_factory=dict)  # case -> in-run / alone
 
 
-def _read_run(logs: Path) -> tuple[list[dict[str, Any]], dict[str, float]]:
-    reports, ends = [], {}
-    with tarfile.open(logs) as tar:
-        for member in tar.getmembers():
-            if not member.isfile():
-                continue
-            handle = tar.extractfile(member)
-            assert handle is not None
-            if "reports/eval/" in member.name and member.name.endswith(".json"):
-                reports.append(json.load(handle))
-            elif member.name.endswith("evaluator-cuda.log"):
-                for line in handle.read().decode(errors="replace").splitlines():
-                    if m := EVALUATED.match(line):
-                        when = datetime.fromisoformat(m.group(1)).replace(tzinfo=timezone.utc)
-                        ends[m.group(2)] = when.timestamp()
-    return reports, ends
+def _ends(evaluator_log: str) -> dict[str, float]:
+    """node -> epoch seconds its evaluation ended, from the cuda evaluator's log."""
+    ends = {}
+    for line in evaluator_log.splitlines():
+        if m := EVALUATED.match(line):
+            ends[m.group(2)] = datetime.fromisoformat(m.group(1)).replace(tzinfo=timezone.utc).timestamp()
+    return ends
 
 
-def evaluations(suite: dict[str, Any], logs: Path, alone: dict[tuple[str, str], float]) -> list[Evaluation]:
+def evaluations(suite: dict[str, Any], logs: Path, alone: dict[str, float]) -> list[Evaluation]:
+    """The run's cuda evaluations on one clock; ``alone``: "spec/case" -> isolated torch.compile ms."""
     job_spec = {s["job_id"]: s["spec"] for s in suite["specs"]}
-    reports, ends = _read_run(logs)
+    run = read_run_logs(logs)
+    ends = _ends(run.logs.get("evaluator-cuda.log", ""))
     out: list[Evaluation] = []
-    for report in reports:
+    for report in run.reports:
         result = report.get("result", {})
         phases: dict[str, float] = report.get("phases_s", {})
         node = result.get("node_id", "")
@@ -87,7 +85,7 @@ def evaluations(suite: dict[str, Any], logs: Path, alone: dict[tuple[str, str], 
         cases = report.get("plan", {}).get("cases", [])
         for index, timing in report.get("timing", {}).items():
             case = cases[int(index)]["name"] if int(index) < len(cases) else index
-            base = alone.get((ev.spec, case), 0.0)
+            base = alone.get(f"{ev.spec}/{case}", 0.0)
             if base > 0 and timing.get("compile_ms", 0.0) > 0:
                 ev.compile_ratio[case] = timing["compile_ms"] / base
         out.append(ev)
@@ -135,19 +133,13 @@ def render(evs: list[Evaluation]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def isolated_by_case(path: Path) -> dict[tuple[str, str], float]:
-    """(spec, case) -> torch.compile's isolated GPU time (do_bench time for older files)."""
-    rows = json.loads(path.read_text()).get("rows", [])
-    return {(r["spec"], r["case"]): r.get("compile_gpu_ms") or r.get("compile_ms") or 0.0 for r in rows}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("suite_json", type=Path)
     parser.add_argument("logs", type=Path, help="the run's logs.tgz (evaluation reports and evaluator log)")
     parser.add_argument("--baselines", type=Path, required=True)
     args = parser.parse_args()
-    evs = evaluations(json.loads(args.suite_json.read_text()), args.logs, isolated_by_case(args.baselines))
+    evs = evaluations(json.loads(args.suite_json.read_text()), args.logs, load_isolated_baselines(args.baselines))
     print(render(evs), end="")
 
 

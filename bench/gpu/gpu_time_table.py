@@ -17,44 +17,38 @@ import argparse
 import json
 import math
 import sys
-import tarfile
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parent)]
 
 from kevolve.benchreport import isolated_production_ms  # noqa: E402
+from runlogs import read_run_logs  # noqa: E402
 
 
 def best_by_spec(suite: dict[str, Any], logs: Path) -> dict[str, dict[str, float]]:
     job_spec = {s["job_id"]: s["spec"] for s in suite["specs"]}
     best: dict[str, dict[str, float]] = {}
-    with tarfile.open(logs) as tar:
-        for member in tar.getmembers():
-            if not (member.isfile() and "reports/eval/" in member.name and member.name.endswith(".json")):
+    for report in read_run_logs(logs).reports:
+        result = report.get("result", {})
+        if result.get("platform") == "cpu" or result.get("verdict") != "PASSED":
+            continue
+        spec = job_spec.get(result.get("job_id", ""))
+        for index, case in enumerate(result.get("cases", [])):
+            if case.get("name") != "default" or spec is None:
                 continue
-            handle = tar.extractfile(member)
-            assert handle is not None
-            report = json.load(handle)
-            result = report.get("result", {})
-            if result.get("platform") == "cpu" or result.get("verdict") != "PASSED":
-                continue
-            spec = job_spec.get(result.get("job_id", ""))
-            for index, case in enumerate(result.get("cases", [])):
-                if case.get("name") != "default" or spec is None:
-                    continue
-                timing = report.get("timing", {}).get(str(index), {})
-                extra = timing.get("extra", {})
-                # Reports of the 2026-11-22 run 7 (timer then charged max(GPU, host issue time))
-                # keep the GPU medians apart as *_gpu_ms; later reports time the GPU alone.
-                kernel = extra.get("candidate_gpu_ms", timing.get("candidate_ms", 0.0))
-                compiled = extra.get("compile_gpu_ms", timing.get("compile_ms", 0.0))
-                if kernel <= 0 or compiled <= 0 or "candidate_host_ms" not in extra:
-                    continue  # a report from before the host issue time was recorded
-                row = {"kernel_ms": kernel, "compile_ms": compiled, "eager_ms": timing.get("eager_ms", 0.0),
-                       "kernel_host_ms": extra["candidate_host_ms"], "compile_host_ms": extra["compile_host_ms"]}
-                if spec not in best or compiled / kernel > best[spec]["compile_ms"] / best[spec]["kernel_ms"]:
-                    best[spec] = row
+            timing = report.get("timing", {}).get(str(index), {})
+            extra = timing.get("extra", {})
+            # Reports of the 2026-11-22 run 7 (timer then charged max(GPU, host issue time))
+            # keep the GPU medians apart as *_gpu_ms; later reports time the GPU alone.
+            kernel = extra.get("candidate_gpu_ms", timing.get("candidate_ms", 0.0))
+            compiled = extra.get("compile_gpu_ms", timing.get("compile_ms", 0.0))
+            if kernel <= 0 or compiled <= 0 or "candidate_host_ms" not in extra:
+                continue  # a report from before the host issue time was recorded
+            row = {"kernel_ms": kernel, "compile_ms": compiled, "eager_ms": timing.get("eager_ms", 0.0),
+                   "kernel_host_ms": extra["candidate_host_ms"], "compile_host_ms": extra["compile_host_ms"]}
+            if spec not in best or compiled / kernel > best[spec]["compile_ms"] / best[spec]["kernel_ms"]:
+                best[spec] = row
     return best
 
 

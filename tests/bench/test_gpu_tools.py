@@ -115,7 +115,7 @@ def test_contention_table_places_evaluations_on_one_clock(tmp_path: Path) -> Non
         "objects/reports/eval/n2.json": json.dumps(_phased("n2", 0.13, 5.0, 4.0, 3.0)).encode(),
         "logs/evaluator-cuda.log": log.encode()})
     suite = {"specs": [{"job_id": "job-a", "spec": "spec_a"}]}
-    evs = {ev.node: ev for ev in tool.evaluations(suite, logs, {("spec_a", "default"): 0.10})}
+    evs = {ev.node: ev for ev in tool.evaluations(suite, logs, {"spec_a/default": 0.10})}
     assert evs["n1"].timing[1] - evs["n1"].timing[0] == pytest.approx(2.0)
     assert tool.overlap(evs["n1"], list(evs.values())) == pytest.approx(0.5)   # 1 s of n2 in 2 s
     assert tool.overlap(evs["n2"], list(evs.values())) == pytest.approx(0.75)  # 3 s of n1 in 4 s
