@@ -264,22 +264,34 @@ PAIR_DOT_SPECS = [
 ]
 
 
+class Renderer:
+    """Any matching template of one spec (traced once at its cpu sizes) rendered at its
+    defaults, some tunables overridden: for templates evolve() does not reach first."""
+
+    def __init__(self, backend: OfflineBackend, source: str) -> None:
+        from services.generator.offline.specparts import spec_parts
+        from services.generator.tracer import trace
+
+        self.backend, self.source, self.parts = backend, source, spec_parts(source)
+        self.traced = trace(source, outline(source).cpu_sizes)
+        templates, _, _ = backend.matching(self.traced)
+        self.matching = {t.name: t for t in templates}
+
+    def __call__(self, template: str, **tunables: str) -> str:
+        assert template in self.matching, sorted(self.matching)
+        t = self.matching[template]
+        return self.backend.render(t, {**t.defaults(), **tunables}, self.traced, self.source, self.parts)
+
+
 @pytest.mark.parametrize("index", range(len(PAIR_DOT_SPECS)), ids=["fp32", "negative", "fp16", "bf16"])
 async def test_pair_dot_template_selects_any_pairs_exactly(backend: OfflineBackend, tmp_path: Path,
                                                            index: int) -> None:
-    from services.generator.offline.specparts import spec_parts
-    from services.generator.tracer import trace
-
     source = PAIR_DOT_SPECS[index]
-    traced = trace(source, outline(source).cpu_sizes)
-    templates, _, _ = backend.matching(traced)
-    by_name = {t.name: t for t in templates}
-    assert {"gemm_pair_dot", "gemm_pair_gather"} <= set(by_name)
-    points = [("gemm_pair_gather", by_name["gemm_pair_gather"].defaults())] + [
-        ("gemm_pair_dot", {**by_name["gemm_pair_dot"].defaults(), "SELECT": s}) for s in ("gather", "onehot")]
+    render = Renderer(backend, source)
+    assert {"gemm_pair_dot", "gemm_pair_gather"} <= set(render.matching)
+    points = [("gemm_pair_gather", {})] + [("gemm_pair_dot", {"SELECT": s}) for s in ("gather", "onehot")]
     for name, tunables in points:
-        code = backend.render(by_name[name], tunables, traced, source, spec_parts(source))
-        assert verify(source, code, tmp_path) is None, (name, tunables)
+        assert verify(source, render(name, **tunables), tmp_path) is None, (name, tunables)
 
 
 # The descriptor-fed (TMA) GEMM templates have a lower priority than matmul_epilogue /
@@ -301,23 +313,10 @@ TMA_SPECS = {
 }
 
 
-def _render_defaults(backend: OfflineBackend, template: str, source: str, **tunables: str) -> str:
-    """The template at its defaults (``tunables`` override some) for the spec's cpu sizes."""
-    from services.generator.offline.specparts import spec_parts
-    from services.generator.tracer import trace
-
-    traced = trace(source, outline(source).cpu_sizes)
-    templates, _, _ = backend.matching(traced)
-    by_name = {t.name: t for t in templates}
-    assert template in by_name, sorted(by_name)
-    return backend.render(by_name[template], {**by_name[template].defaults(), **tunables}, traced, source,
-                          spec_parts(source))
-
-
 @pytest.mark.parametrize("name", list(TMA_SPECS))
 async def test_tma_templates_match_the_reference(backend: OfflineBackend, tmp_path: Path, name: str) -> None:
     template, source = TMA_SPECS[name]
-    code = _render_defaults(backend, template, source)
+    code = Renderer(backend, source)(template)
     assert "TensorDescriptor.from_tensor" in code
     assert verify(source, code, tmp_path) is None
 
@@ -326,7 +325,7 @@ async def test_tma_template_refuses_rows_a_descriptor_cannot_address(backend: Of
                                                                      tmp_path: Path) -> None:
     # bmm_scale's cpu sizes give B rows of 18 fp32 values (72 bytes, not a multiple of 16)
     source = (FIXTURES / "bmm_scale.py").read_text()
-    code = _render_defaults(backend, "matmul_tma", source)
+    code = Renderer(backend, source)("matmul_tma")
     with pytest.raises(ValueError, match=r"matmul_tma: B of shape \(3, 24, 18\).*16-byte aligned rows"):
         verify(source, code, tmp_path)
 
@@ -350,5 +349,5 @@ SEARCH_SPECS = {
 async def test_searchsorted_tiles_counts_like_a_binary_search(backend: OfflineBackend, tmp_path: Path,
                                                               name: str, group: str) -> None:
     source = SEARCH_SPECS[name]
-    code = _render_defaults(backend, "searchsorted_tiles", source, S=group)
+    code = Renderer(backend, source)("searchsorted_tiles", S=group)
     assert verify(source, code, tmp_path) is None
