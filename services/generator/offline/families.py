@@ -288,16 +288,31 @@ CONV_LOADS = {
 }
 
 
-def build_conv1d(program: Program, parts: SpecParts, tunables: dict[str, str]) -> dict[str, Any]:
+def build_conv1d(program: Program, parts: SpecParts, tunables: dict[str, str],
+                 loads: dict[str, str] = CONV_LOADS) -> dict[str, Any]:
     heavy = program.heavy
     if heavy is None or heavy.kind != "conv1d":
         raise Unsupported("no conv1d in the graph")
     if len(program.operands[heavy.a].shape) != 3:
         raise Unsupported("conv1d on an unbatched (2-D) input")
-    ctx = _gemm_common(program, parts, tunables, "Conv1d implicit GEMM: " + program.signature(), CONV_LOADS)
+    ctx = _gemm_common(program, parts, tunables, "Conv1d implicit GEMM: " + program.signature(), loads)
     ctx.update({k: str(v) for k, v in heavy.conv.items()})
     return ctx
 
 
+# conv1d_ncl's tile is [output channels, positions] of one batch row b.
+CONV_NCL_LOADS = {
+    "full": "tl.load({p} + offs, mask=mask, other=0.0).to(tl.float32)",
+    "rowvec": "tl.load({p} + lpos[None, :], mask=l_ok[None, :], other=0.0).to(tl.float32)",
+    "colvec": "tl.load({p} + b * C_out + co[:, None], mask=co_ok[:, None], other=0.0).to(tl.float32)",
+    "scalar": "tl.load({p}).to(tl.float32)",
+}
+
+
+def build_conv1d_ncl(program: Program, parts: SpecParts, tunables: dict[str, str]) -> dict[str, Any]:
+    return build_conv1d(program, parts, tunables, CONV_NCL_LOADS)
+
+
 BUILDERS: dict[str, Any] = {"pointwise": build_pointwise, "row": build_row, "matmul": build_matmul,
-                            "conv1d": build_conv1d, "gemm_chain": build_gemm_chain, **REC_BUILDERS}
+                            "conv1d": build_conv1d, "conv1d_ncl": build_conv1d_ncl,
+                            "gemm_chain": build_gemm_chain, **REC_BUILDERS}
