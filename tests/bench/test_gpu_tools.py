@@ -42,7 +42,7 @@ def test_sweep_renders_and_checks_suite_points_under_the_interpreter(tmp_path: P
     spec = REPO_ROOT / "bench" / "suite" / "conv1d_k3_fp16.py"
     rows = sweep.render_all(spec, 0, tmp_path)
     assert rows and all("error" not in r for r in rows)
-    assert rows[0]["default"] and rows[0]["template"] == "conv1d_igemm"
+    assert rows[0]["default"] and rows[0]["template"] == "conv1d_ncl"
     checked = sweep.check_spec(str(spec), rows[:2], "cpu")  # the spec's cpu sizes
     assert [r.get("correct") for r in checked] == [True, True], [r.get("error") for r in checked]
 

@@ -221,7 +221,7 @@ async def test_row_families(backend: OfflineBackend, tmp_path: Path, index: int)
 
 
 @pytest.mark.parametrize("name,template", [
-    ("linear_gelu", "matmul_epilogue"), ("bmm_scale", "matmul_epilogue"), ("conv1d_relu", "conv1d_igemm"),
+    ("linear_gelu", "matmul_epilogue"), ("bmm_scale", "matmul_epilogue"), ("conv1d_relu", "conv1d_ncl"),
     ("mapid", "mapid"), ("bucketize", "bucketize"), ("jagged_sum", "jagged_sum"),
     # pow/casts on computed values; a broadcast [S, S] bias in a 4-d softmax
     ("rmsnorm_cast", "row_fused"), ("masked_softmax", "row_fused"),
@@ -229,7 +229,7 @@ async def test_row_families(backend: OfflineBackend, tmp_path: Path, index: int)
     ("jagged_index_add", "jagged_sum"),
     # transposed operands and GEMM chains / gathers / row-reducing epilogues
     ("mm_chain", "gemm_chain"), ("pair_gather", "gemm_pair_dot"), ("linear_layernorm", "matmul_row_epilogue"),
-    ("searchsorted_rows", "searchsorted_rows"), ("embedding_mean", "embedding_bag"),
+    ("searchsorted_rows", "searchsorted_tiles"), ("embedding_mean", "embedding_bag"),
     ("jagged_truncate_first", "jagged_truncate"),
 ])
 async def test_fixture_families(backend: OfflineBackend, tmp_path: Path, name: str, template: str) -> None:
@@ -292,6 +292,29 @@ async def test_pair_dot_template_selects_any_pairs_exactly(backend: OfflineBacke
     points = [("gemm_pair_gather", {})] + [("gemm_pair_dot", {"SELECT": s}) for s in ("gather", "onehot")]
     for name, tunables in points:
         assert verify(source, render(name, **tunables), tmp_path) is None, (name, tunables)
+
+
+# conv1d_ncl reads the input per tap either shifted from memory or, where one tile spans
+# the whole row at stride 1, once and shifted on chip (X_SHIFT=gather); both must equal
+# torch's conv at the sequence ends (zero padding), with dilation and with stride 2 (where
+# gather is not used), and so must conv1d_igemm, now the second draft.
+CONV = (FIXTURES / "conv1d_relu.py").read_text()
+CONV_SPECS = {
+    "stride2": CONV,
+    "same": CONV.replace("stride=2, padding=1", "stride=1, padding=1"),
+    "dilated": CONV.replace("stride=2, padding=1", "stride=1, padding=2, dilation=2"),
+}
+CONV_POINTS = [("conv1d_ncl", {"X_SHIFT": "gather"}), ("conv1d_ncl", {"X_SHIFT": "load", "W_LAYOUT": "native"}),
+               ("conv1d_ncl", {"X_SHIFT": "gather", "BLOCK_L": "32"}), ("conv1d_igemm", {})]
+
+
+@pytest.mark.parametrize("name", list(CONV_SPECS))
+async def test_conv1d_templates_match_the_reference(backend: OfflineBackend, tmp_path: Path, name: str) -> None:
+    source = CONV_SPECS[name]
+    render = Renderer(backend, source)
+    for template, tunables in CONV_POINTS:
+        code = render(template, **tunables)
+        assert verify(source, code, tmp_path) is None, (name, template, tunables)
 
 
 # The descriptor-fed (TMA) GEMM templates have a lower priority than matmul_epilogue /
