@@ -289,13 +289,13 @@ CONV_LOADS = {
 
 
 def build_conv1d(program: Program, parts: SpecParts, tunables: dict[str, str],
-                 loads: dict[str, str] = CONV_LOADS) -> dict[str, Any]:
+                 loads: dict[str, str] = CONV_LOADS, title: str = "Conv1d implicit GEMM") -> dict[str, Any]:
     heavy = program.heavy
     if heavy is None or heavy.kind != "conv1d":
         raise Unsupported("no conv1d in the graph")
     if len(program.operands[heavy.a].shape) != 3:
         raise Unsupported("conv1d on an unbatched (2-D) input")
-    ctx = _gemm_common(program, parts, tunables, "Conv1d implicit GEMM: " + program.signature(), loads)
+    ctx = _gemm_common(program, parts, tunables, f"{title}: " + program.signature(), loads)
     ctx.update({k: str(v) for k, v in heavy.conv.items()})
     return ctx
 
@@ -310,7 +310,7 @@ CONV_NCL_LOADS = {
 
 
 def build_conv1d_ncl(program: Program, parts: SpecParts, tunables: dict[str, str]) -> dict[str, Any]:
-    return build_conv1d(program, parts, tunables, CONV_NCL_LOADS)
+    return build_conv1d(program, parts, tunables, CONV_NCL_LOADS, "Conv1d in NCL tiles")
 
 
 BUILDERS: dict[str, Any] = {"pointwise": build_pointwise, "row": build_row, "matmul": build_matmul,
