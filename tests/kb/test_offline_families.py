@@ -237,6 +237,34 @@ async def test_fixture_families(backend: OfflineBackend, tmp_path: Path, name: s
     assert gen.tunables["template"] == template
 
 
+# jagged_truncate's OUTPUT="bound" sizes its buffer before the data is read and returns the
+# [..., total] prefix after the one sync: that must be the reference's contiguous tensor,
+# for 1-d and [features, events] values, a cap above every length, and segments all empty.
+TRUNCATE_FIRST = (FIXTURES / "jagged_truncate_first.py").read_text()
+TRUNCATE_SPECS = {
+    "first": TRUNCATE_FIRST,
+    "cap_above_lengths": TRUNCATE_FIRST.replace('"cap": 4', '"cap": 40'),
+    "all_empty": TRUNCATE_FIRST.replace("torch.randint(0, 2 * events + 1, (batch,))",
+                                        "torch.zeros(batch, dtype=torch.int64)"),
+    "features_last": (REPO_ROOT / "bench" / "suite" / "batch_event_truncate.py").read_text(),
+}
+
+
+@pytest.mark.parametrize("name", list(TRUNCATE_SPECS))
+async def test_jagged_truncate_outputs_are_the_reference_tensor(backend: OfflineBackend, tmp_path: Path,
+                                                                name: str) -> None:
+    source = TRUNCATE_SPECS[name]
+    render = Renderer(backend, source)
+    for output in ("bound", "exact"):
+        code = render("jagged_truncate", OUTPUT=output)
+        assert verify(source, code, tmp_path) is None, (name, output)
+        spec = load_module(source, f"spec_{name}", outline(source).cpu_sizes or None)
+        cand = load_module(code, f"cand_{name}_{output}")
+        torch.manual_seed(1)
+        got = cand.ModelNew(*spec.get_init_inputs())(*spec.get_inputs())
+        assert got.is_contiguous() and got.storage_offset() == 0, (name, output)
+
+
 # The jagged-truncate template is chosen by what the index arithmetic computes, so a source
 # index with the same ops that selects something else (here the segment's last events,
 # reversed) must not be served by it.
