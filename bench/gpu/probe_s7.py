@@ -310,10 +310,10 @@ def _checked(spec: str, what: str, run, out, ref, bytes_: int, atol: float = 1e-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    ap.add_argument("--only", action="append", choices=["rows", "pffn", "mm_gelu", "truncate"])
+    ap.add_argument("--only", action="append", choices=["rows", "pffn", "mm_gelu", "truncate", "dot"])
     args = ap.parse_args()
     results: list[dict] = []
-    for name, fn in (("pffn", probe_pffn), ("rows", probe_rows), ("mm_gelu", probe_mm_gelu), ("truncate", probe_truncate)):
+    for name, fn in (("pffn", probe_pffn), ("rows", probe_rows), ("mm_gelu", probe_mm_gelu), ("truncate", probe_truncate), ("dot", probe_dot)):
         if not args.only or name in args.only:
             fn(results)
     with open(args.out, "w") as fh:
@@ -374,6 +374,80 @@ def probe_truncate(results: list[dict]) -> None:
             results.append(_point("truncate", name, _event_ms(lambda: new(*inputs)), bytes_=nbytes))
         except Exception as exc:
             results.append(_point("truncate", name, 0.0, ok=False, error=f"{type(exc).__name__}: {str(exc)[:200]}"))
+
+
+
+# ---------------------------------------------------------------- DLRM dot interaction
+@triton.jit
+def pair_dot_persistent(a_ptr, b_ptr, i_ptr, j_ptr, out_ptr, NB, M, N, P, K, sab, sam, sak, sbb, sbk, sbn, n_progs,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_P: tl.constexpr,
+                        SYM: tl.constexpr, STAGES: tl.constexpr):
+    rm = tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    ps = tl.arange(0, BLOCK_P)
+    p_ok = ps < P
+    ri = tl.load(i_ptr + ps, mask=p_ok, other=0).to(tl.int32)
+    cj = tl.load(j_ptr + ps, mask=p_ok, other=0).to(tl.int32)
+    flat = ri * BLOCK_N + cj
+    a_mask = (rm[:, None] < M) & (rk[None, :] < K)
+    b_mask = (rk[:, None] < K) & (rn[None, :] < N)
+    for batch in tl.range(tl.program_id(0), NB, n_progs, num_stages=STAGES):
+        b64 = tl.cast(batch, tl.int64)
+        a = tl.load(a_ptr + b64 * sab + rm[:, None] * sam + rk[None, :] * sak, mask=a_mask, other=0.0)
+        if SYM:
+            b = tl.trans(a)
+        else:
+            b = tl.load(b_ptr + b64 * sbb + rk[:, None] * sbk + rn[None, :] * sbn, mask=b_mask, other=0.0)
+        z = tl.dot(a, b).to(out_ptr.dtype.element_ty)
+        picked = tl.gather(tl.reshape(z, [BLOCK_M * BLOCK_N]), flat, 0)
+        tl.store(out_ptr + b64 * P + ps, picked, mask=p_ok)
+
+
+def probe_dot(results: list[dict]) -> None:
+    import glob
+    import importlib.util
+    import os
+    B, F, D = 8192, 27, 128
+    x = (torch.randn(B, F, D, device="cuda") / D ** 0.25 + 0.05).half()
+    rows, cols = torch.triu_indices(F, F, offset=1, device="cuda")
+    want = torch.bmm(x, x.transpose(1, 2))[:, rows, cols]
+    nbytes = B * (F * D + F * (F - 1) // 2) * 2
+    comp = torch.compile(lambda t: torch.bmm(t, t.transpose(1, 2))[:, rows, cols], dynamic=False)
+    comp(x)
+    results.append(_point("dot", "torch.compile", _event_ms(lambda: comp(x)), bytes_=nbytes))
+    for path in sorted(glob.glob("bench/gpu/_probe/dot_*.py")):
+        name = os.path.basename(path)[:-3]
+        s = importlib.util.spec_from_file_location(name, path)
+        cand = importlib.util.module_from_spec(s)
+        s.loader.exec_module(cand)
+        new = cand.ModelNew(F).cuda()
+        out = new(x)
+        ok = torch.allclose(out.float(), want.float(), atol=1e-2, rtol=1e-2)
+        results.append(_point("dot", f"template {name}", _event_ms(lambda: new(x)) if ok else 0.0, bytes_=nbytes,
+                              ok=ok))
+    out = torch.empty(B, rows.numel(), device="cuda", dtype=torch.float16)
+    xt = x.transpose(1, 2)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for sym in (True, False):
+        for per_sm in (4, 8, 16):
+            for stages in (1, 2, 3):
+                for warps in (2, 4):
+                    n = sms * per_sm
+                    def run(sym=sym, n=n, stages=stages, warps=warps):
+                        pair_dot_persistent[(n,)](x, xt, rows, cols, out, B, F, F, rows.numel(), D,
+                                                  *x.stride(), *xt.stride(), n, BLOCK_M=32, BLOCK_N=32, BLOCK_K=128,
+                                                  BLOCK_P=512, SYM=sym, STAGES=stages, num_warps=warps)
+                    try:
+                        out.zero_()
+                        run()
+                        good = torch.allclose(out.float(), want.float(), atol=1e-2, rtol=1e-2)
+                        ms = _event_ms(lambda: run()) if good else 0.0
+                        results.append(_point("dot", f"persistent sym{int(sym)} x{per_sm}/SM s{stages} w{warps}", ms,
+                                              bytes_=nbytes, ok=good, error="" if good else "wrong values"))
+                    except Exception as exc:
+                        results.append(_point("dot", f"persistent sym{int(sym)} x{per_sm}/SM s{stages} w{warps}", 0.0,
+                                              ok=False, error=f"{type(exc).__name__}: {str(exc)[:200]}"))
 
 
 if __name__ == "__main__":

@@ -314,10 +314,16 @@ class Renderer:
 @pytest.mark.parametrize("index", range(len(PAIR_DOT_SPECS)), ids=["fp32", "negative", "fp16", "bf16"])
 async def test_pair_dot_template_selects_any_pairs_exactly(backend: OfflineBackend, tmp_path: Path,
                                                            index: int) -> None:
-    source = PAIR_DOT_SPECS[index]
+    # 9 batches at the cpu sizes, so each of the interpreter's 4 persistent programs walks
+    # several; d=21 and pairs=23, so BLOCK_K=16 and BLOCK_P=16 take the K and pair loops
+    # instead of the single tiles
+    source = PAIR_DOT_SPECS[index].replace('"batch": 3,', '"batch": 9,')
+    assert source != PAIR_DOT_SPECS[index]
     render = Renderer(backend, source)
     assert {"gemm_pair_dot", "gemm_pair_gather"} <= set(render.matching)
-    points = [("gemm_pair_gather", {})] + [("gemm_pair_dot", {"SELECT": s}) for s in ("gather", "onehot")]
+    points = [("gemm_pair_gather", {})] + [
+        ("gemm_pair_dot", {"SELECT": select, **loops}) for select in ("gather", "onehot")
+        for loops in ({}, {"BLOCK_K": "16", "BLOCK_P": "16", "STAGES": "1"})]
     for name, tunables in points:
         assert verify(source, render(name, **tunables), tmp_path) is None, (name, tunables)
 
