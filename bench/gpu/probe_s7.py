@@ -1,12 +1,18 @@
 """Session-7 probes on the lent H100: which kernel shapes could move the specs left near 1.0x.
 
-Hand-written kernels, timed alone with triton.testing.do_bench against torch.compile, for:
+Hand-written kernels, timed alone against torch.compile (results in bench/results/probes_s7/,
+what they decided in suite_cuda_h100_notes.md, session 7), for:
 - read-only row reductions (row_sum / row_max, 8192 x 4096 fp16): one row per program vs a
   persistent loop over rows with pipelined loads, against a whole-tensor read;
 - PFFN (x[32768, 256] @ W[256, 256] + b, GELU, RMSNorm): the weight held on chip across a
   persistent loop over row tiles (one full-K dot per tile) vs the K-looped kernel;
-- matmul+bias+GELU (8192 x 1024 @ 1024 x 4096): persistent descriptor GEMM tiles.
-Prints one line per point; the findings go into templates, not into this file.
+- matmul+bias+GELU (8192 x 1024 @ 1024 x 4096): persistent descriptor GEMM tiles;
+- batch event truncate and the DLRM dot interaction: candidate files rendered from the
+  templates into bench/gpu/_probe/ (trunc_*.py, dot_*.py; not kept) and timed as the
+  evaluator does (a GPU spin, then events around the call), plus a persistent pair-dot kernel.
+triton.testing.do_bench (rows, PFFN, matmul) zeroes a cache buffer between calls but the
+inputs of the smaller problems can stay L2-resident; the evaluator's cold-L2 timing decides.
+Prints one JSON line per point; the findings go into templates, not into this file.
 """
 from __future__ import annotations
 
