@@ -316,10 +316,10 @@ def _checked(spec: str, what: str, run, out, ref, bytes_: int, atol: float = 1e-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    ap.add_argument("--only", action="append", choices=["rows", "pffn", "mm_gelu", "truncate", "dot"])
+    ap.add_argument("--only", action="append", choices=["rows", "pffn", "mm_gelu", "truncate", "dot", "chain"])
     args = ap.parse_args()
     results: list[dict] = []
-    for name, fn in (("pffn", probe_pffn), ("rows", probe_rows), ("mm_gelu", probe_mm_gelu), ("truncate", probe_truncate), ("dot", probe_dot)):
+    for name, fn in (("pffn", probe_pffn), ("rows", probe_rows), ("mm_gelu", probe_mm_gelu), ("truncate", probe_truncate), ("dot", probe_dot), ("chain", probe_chain)):
         if not args.only or name in args.only:
             fn(results)
     with open(args.out, "w") as fh:
@@ -330,12 +330,15 @@ def main() -> int:
 
 
 # ---------------------------------------------------------------- batch event truncate
-def _event_ms(fn, n: int = 60) -> float:
+def _event_ms(fn, n: int = 60, flush: torch.Tensor | None = None) -> float:
     """The evaluator's way: a GPU spin first (the host's issue work hides behind it), then
-    events around the call, which may sync inside; median over n calls."""
+    events around the call, which may sync inside; median over n calls. With ``flush`` (a
+    buffer larger than L2) zeroed before each call, the inputs start cold as there."""
     import statistics
     times = []
     for _ in range(n):
+        if flush is not None:
+            flush.zero_()
         torch.cuda.synchronize()
         torch.cuda._sleep(1_000_000)  # ~0.5 ms at 1.98 GHz
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -454,6 +457,79 @@ def probe_dot(results: list[dict]) -> None:
                     except Exception as exc:
                         results.append(_point("dot", f"persistent sym{int(sym)} x{per_sm}/SM s{stages} w{warps}", 0.0,
                                               ok=False, error=f"{type(exc).__name__}: {str(exc)[:200]}"))
+
+
+
+# ---------------------------------------------------------------- WuKong X (X^T Y)
+@triton.jit
+def chain_persistent(a_ptr, b_ptr, c_ptr, out_ptr, NB, M, D, L, K, sab, sam, sad, sbb, sbd, sbl, scb, scl, sck,
+                     n_progs, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_L: tl.constexpr,
+                     BLOCK_K: tl.constexpr, SYM: tl.constexpr, STAGES: tl.constexpr):
+    rm = tl.arange(0, BLOCK_M)
+    rd = tl.arange(0, BLOCK_D)
+    rl = tl.arange(0, BLOCK_L)
+    rk = tl.arange(0, BLOCK_K)
+    for batch in tl.range(tl.program_id(0), NB, n_progs, num_stages=STAGES):
+        b64 = tl.cast(batch, tl.int64)
+        a = tl.load(a_ptr + b64 * sab + rm[:, None] * sam + rd[None, :] * sad,
+                    mask=(rm[:, None] < M) & (rd[None, :] < D), other=0.0)
+        if SYM:
+            b = tl.trans(a)
+        else:
+            b = tl.load(b_ptr + b64 * sbb + rd[:, None] * sbd + rl[None, :] * sbl,
+                        mask=(rd[:, None] < D) & (rl[None, :] < L), other=0.0)
+        c = tl.load(c_ptr + b64 * scb + rl[:, None] * scl + rk[None, :] * sck,
+                    mask=(rl[:, None] < L) & (rk[None, :] < K), other=0.0)
+        inner = tl.dot(b, c).to(a_ptr.dtype.element_ty)
+        acc = tl.dot(a, inner)
+        tl.store(out_ptr + (b64 * M + rm)[:, None] * K + rk[None, :], acc.to(out_ptr.dtype.element_ty),
+                 mask=(rm[:, None] < M) & (rk[None, :] < K))
+
+
+def probe_chain(results: list[dict]) -> None:
+    import glob
+    import importlib.util
+    import os
+    B, N, D, K = 2048, 64, 256, 32
+    x = torch.randn(B, N, D, device="cuda").half() / 4
+    y = torch.randn(B, N, K, device="cuda").half() / 4
+    want = torch.bmm(x, torch.bmm(x.transpose(1, 2), y))
+    nbytes = B * (N * D + 2 * N * K) * 2
+    flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
+    comp = torch.compile(lambda p, q: torch.bmm(p, torch.bmm(p.transpose(1, 2), q)), dynamic=False)
+    comp(x, y)
+    results.append(_point("chain", "torch.compile", _event_ms(lambda: comp(x, y), flush=flush), bytes_=nbytes))
+    for path in sorted(glob.glob("bench/gpu/_probe/chain_*.py")):
+        name = os.path.basename(path)[:-3]
+        s = importlib.util.spec_from_file_location(name, path)
+        cand = importlib.util.module_from_spec(s)
+        s.loader.exec_module(cand)
+        new = cand.ModelNew().cuda()
+        ok = torch.allclose(new(x, y).float(), want.float(), atol=2e-2, rtol=2e-2)
+        results.append(_point("chain", f"template {name}", _event_ms(lambda: new(x, y), flush=flush) if ok else 0.0,
+                              bytes_=nbytes, ok=ok))
+    out = torch.empty(B, N, K, device="cuda", dtype=torch.float16)
+    xt = x.transpose(1, 2)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for sym in (True, False):
+        for per_sm in (1, 2, 4):
+            for stages in (1, 2, 3):
+                for warps in (4, 8):
+                    what = f"persistent sym{int(sym)} x{per_sm}/SM s{stages} w{warps}"
+                    n = sms * per_sm
+                    def run(sym=sym, n=n, stages=stages, warps=warps):
+                        chain_persistent[(n,)](x, xt, y, out, B, N, D, N, K, *x.stride(), *xt.stride(), *y.stride(), n,
+                                               BLOCK_M=64, BLOCK_D=256, BLOCK_L=64, BLOCK_K=32, SYM=sym,
+                                               STAGES=stages, num_warps=warps)
+                    try:
+                        out.zero_()
+                        run()
+                        good = torch.allclose(out.float(), want.float(), atol=2e-2, rtol=2e-2)
+                        ms = _event_ms(run, flush=flush) if good else 0.0
+                        results.append(_point("chain", what, ms, bytes_=nbytes, ok=good,
+                                              error="" if good else "wrong values"))
+                    except Exception as exc:
+                        results.append(_point("chain", what, 0.0, ok=False, error=f"{type(exc).__name__}: {str(exc)[:200]}"))
 
 
 if __name__ == "__main__":

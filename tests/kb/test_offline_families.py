@@ -328,6 +328,70 @@ async def test_pair_dot_template_selects_any_pairs_exactly(backend: OfflineBacke
         assert verify(source, render(name, **tunables), tmp_path) is None, (name, tunables)
 
 
+# gemm_chain runs a batched A (A^T C) whose product fits one tile on its persistent Gram
+# kernel (A read once, transposed on chip): with an epilogue, each float dtype, 9 batches over
+# the interpreter's 4 programs and odd sizes. A chain whose B is another tensor, or with
+# GRAM="off", takes the tiled kernel, and must agree too.
+GRAM_SOURCE = """
+import torch
+import torch.nn as nn
+
+batch = 64
+n = 512
+d = 256
+k = 64
+cpu_shapes = {{"batch": 9, "n": 45, "d": 33, "k": 19}}
+
+
+class Model(nn.Module):
+    def forward(self, a: torch.Tensor, c: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
+        return torch.relu(torch.bmm(a, torch.bmm({b}.transpose(1, 2), c)) * 0.5 - 0.1)
+
+
+def get_inputs() -> list[torch.Tensor]:
+    a, c, e = torch.randn(batch, n, d) / d ** 0.5, torch.randn(batch, n, k) / n ** 0.5, torch.randn(batch, n, d)
+    return [a.to({dtype}), c.to({dtype}), e.to({dtype})]
+
+
+def get_init_inputs() -> list[object]:
+    return []
+"""
+GRAM_SPECS = {
+    "fp32": (GRAM_SOURCE.format(b="a", dtype="torch.float32"), True),
+    "fp16": (GRAM_SOURCE.format(b="a", dtype="torch.float16"), True),
+    "bf16": (GRAM_SOURCE.format(b="a", dtype="torch.bfloat16"), True),
+    "other_b": (GRAM_SOURCE.format(b="e", dtype="torch.float32"), False),
+}
+
+
+class _Launches:
+    """Stands in for a @triton.jit kernel in a loaded candidate and counts its launches."""
+
+    def __init__(self, kernel: object) -> None:
+        self.kernel, self.count = kernel, 0
+
+    def __getitem__(self, grid: object) -> object:
+        self.count += 1
+        return self.kernel[grid]
+
+
+@pytest.mark.parametrize("name", list(GRAM_SPECS))
+async def test_gemm_chain_gram_kernel_matches_the_reference(backend: OfflineBackend, name: str) -> None:
+    source, is_gram = GRAM_SPECS[name]
+    render = Renderer(backend, source)
+    spec = load_module(source, f"spec_gram_{name}", outline(source).cpu_sizes or None)
+    torch.manual_seed(1)
+    inputs = spec.get_inputs()
+    want = spec.Model()(*inputs)
+    tol = TOLERANCES[want.dtype]
+    for gram in ("auto", "off"):
+        cand = load_module(render("gemm_chain", GRAM=gram), f"cand_gram_{name}_{gram}")
+        cand.gemm_gram_kernel = launches = _Launches(cand.gemm_gram_kernel)
+        got = cand.ModelNew()(*inputs)
+        assert launches.count == int(is_gram and gram == "auto"), (name, gram)
+        assert torch.allclose(got.float(), want.float(), atol=tol, rtol=tol), (name, gram)
+
+
 # conv1d_ncl reads each tap's input shifted along the sequence with its row pitch written as
 # a multiple of the largest power of two dividing it: it must equal torch's conv at the
 # sequence ends (zero padding), with dilation, at stride 2, with tiles shorter than the row
