@@ -17,6 +17,7 @@ Prints one JSON line per point; the findings go into templates, not into this fi
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import sys
@@ -300,7 +301,8 @@ def _point(spec: str, what: str, ms: float, bytes_: int = 0, flops: int = 0, ok:
     return row
 
 
-def _checked(spec: str, what: str, run, out, ref, bytes_: int, atol: float = 1e-2, flops: int = 0) -> dict:
+def _checked(spec: str, what: str, run, out, ref, bytes_: int, atol: float = 1e-2, flops: int = 0,
+             timer=do_bench) -> dict:
     try:
         out.zero_()
         run()
@@ -308,7 +310,7 @@ def _checked(spec: str, what: str, run, out, ref, bytes_: int, atol: float = 1e-
         err = (out.float() - ref.float()).abs().max().item()
         if not math.isfinite(err) or err > atol + 1e-2 * ref.float().abs().max().item():
             return _point(spec, what, 0.0, ok=False, error=f"max abs err {err:.3g}")
-        return _point(spec, what, do_bench(run), bytes_=bytes_, flops=flops)
+        return _point(spec, what, timer(run), bytes_=bytes_, flops=flops)
     except Exception as exc:  # a config that does not compile is a data point, not a crash
         return _point(spec, what, 0.0, ok=False, error=f"{type(exc).__name__}: {str(exc)[:200]}")
 
@@ -327,6 +329,19 @@ def main() -> int:
                    "points": results}, fh, indent=1)
     return 0
 
+
+
+def _rendered(prefix: str):
+    """(name, module) of each candidate file rendered into bench/gpu/_probe/PREFIX_*.py."""
+    import glob
+    import importlib.util
+    import os
+    for path in sorted(glob.glob(f"bench/gpu/_probe/{prefix}_*.py")):
+        name = os.path.basename(path)[:-3]
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield name, module
 
 
 # ---------------------------------------------------------------- batch event truncate
@@ -351,9 +366,7 @@ def _event_ms(fn, n: int = 60, flush: torch.Tensor | None = None) -> float:
 
 
 def probe_truncate(results: list[dict]) -> None:
-    import glob
     import importlib.util
-    import os
     spec_path = "bench/suite/batch_event_truncate.py"
     s = importlib.util.spec_from_file_location("bet_spec", spec_path)
     spec = importlib.util.module_from_spec(s)
@@ -369,12 +382,13 @@ def probe_truncate(results: list[dict]) -> None:
     results.append(_point("truncate", "torch.compile", _event_ms(lambda: comp(*inputs)), bytes_=nbytes))
     flag = torch.zeros(1, dtype=torch.int64, device="cuda")
     results.append(_point("truncate", "floor: one int() sync", _event_ms(lambda: int(flag[0]))))
-    for path in sorted(glob.glob("bench/gpu/_probe/trunc_*.py")):
-        name = os.path.basename(path)[len("trunc_"):-3]
+    try:
+        candidates = list(_rendered("trunc"))
+    except Exception as exc:  # a file that does not load is a data point, not a crash
+        results.append(_point("truncate", "rendered candidates", 0.0, ok=False, error=f"{type(exc).__name__}: {exc}"))
+        return
+    for name, cand in candidates:
         try:
-            s = importlib.util.spec_from_file_location(f"cand_{name}", path)
-            cand = importlib.util.module_from_spec(s)
-            s.loader.exec_module(cand)
             new = cand.ModelNew(*spec.get_init_inputs()).cuda()
             got = new(*inputs)
             if not torch.equal(got, want):
@@ -383,7 +397,6 @@ def probe_truncate(results: list[dict]) -> None:
             results.append(_point("truncate", name, _event_ms(lambda: new(*inputs)), bytes_=nbytes))
         except Exception as exc:
             results.append(_point("truncate", name, 0.0, ok=False, error=f"{type(exc).__name__}: {str(exc)[:200]}"))
-
 
 
 # ---------------------------------------------------------------- DLRM dot interaction
@@ -414,9 +427,6 @@ def pair_dot_persistent(a_ptr, b_ptr, i_ptr, j_ptr, out_ptr, NB, M, N, P, K, sab
 
 
 def probe_dot(results: list[dict]) -> None:
-    import glob
-    import importlib.util
-    import os
     B, F, D = 8192, 27, 128
     x = (torch.randn(B, F, D, device="cuda") / D ** 0.25 + 0.05).half()
     rows, cols = torch.triu_indices(F, F, offset=1, device="cuda")
@@ -425,39 +435,21 @@ def probe_dot(results: list[dict]) -> None:
     comp = torch.compile(lambda t: torch.bmm(t, t.transpose(1, 2))[:, rows, cols], dynamic=False)
     comp(x)
     results.append(_point("dot", "torch.compile", _event_ms(lambda: comp(x)), bytes_=nbytes))
-    for path in sorted(glob.glob("bench/gpu/_probe/dot_*.py")):
-        name = os.path.basename(path)[:-3]
-        s = importlib.util.spec_from_file_location(name, path)
-        cand = importlib.util.module_from_spec(s)
-        s.loader.exec_module(cand)
+    for name, cand in _rendered("dot"):
         new = cand.ModelNew(F).cuda()
-        out = new(x)
-        ok = torch.allclose(out.float(), want.float(), atol=1e-2, rtol=1e-2)
+        ok = torch.allclose(new(x).float(), want.float(), atol=1e-2, rtol=1e-2)
         results.append(_point("dot", f"template {name}", _event_ms(lambda: new(x)) if ok else 0.0, bytes_=nbytes,
                               ok=ok))
     out = torch.empty(B, rows.numel(), device="cuda", dtype=torch.float16)
     xt = x.transpose(1, 2)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    for sym in (True, False):
-        for per_sm in (4, 8, 16):
-            for stages in (1, 2, 3):
-                for warps in (2, 4):
-                    n = sms * per_sm
-                    def run(sym=sym, n=n, stages=stages, warps=warps):
-                        pair_dot_persistent[(n,)](x, xt, rows, cols, out, B, F, F, rows.numel(), D,
-                                                  *x.stride(), *xt.stride(), n, BLOCK_M=32, BLOCK_N=32, BLOCK_K=128,
-                                                  BLOCK_P=512, SYM=sym, STAGES=stages, num_warps=warps)
-                    try:
-                        out.zero_()
-                        run()
-                        good = torch.allclose(out.float(), want.float(), atol=1e-2, rtol=1e-2)
-                        ms = _event_ms(lambda: run()) if good else 0.0
-                        results.append(_point("dot", f"persistent sym{int(sym)} x{per_sm}/SM s{stages} w{warps}", ms,
-                                              bytes_=nbytes, ok=good, error="" if good else "wrong values"))
-                    except Exception as exc:
-                        results.append(_point("dot", f"persistent sym{int(sym)} x{per_sm}/SM s{stages} w{warps}", 0.0,
-                                              ok=False, error=f"{type(exc).__name__}: {str(exc)[:200]}"))
-
+    for sym, per_sm, stages, warps in itertools.product((True, False), (4, 8, 16), (1, 2, 3), (2, 4)):
+        def run(sym=sym, n=sms * per_sm, stages=stages, warps=warps):
+            pair_dot_persistent[(n,)](x, xt, rows, cols, out, B, F, F, rows.numel(), D, *x.stride(), *xt.stride(), n,
+                                      BLOCK_M=32, BLOCK_N=32, BLOCK_K=128, BLOCK_P=512, SYM=sym, STAGES=stages,
+                                      num_warps=warps)
+        results.append(_checked("dot", f"persistent sym{int(sym)} x{per_sm}/SM s{stages} w{warps}", run, out, want,
+                                nbytes, timer=_event_ms))
 
 
 # ---------------------------------------------------------------- WuKong X (X^T Y)
@@ -487,9 +479,6 @@ def chain_persistent(a_ptr, b_ptr, c_ptr, out_ptr, NB, M, D, L, K, sab, sam, sad
 
 
 def probe_chain(results: list[dict]) -> None:
-    import glob
-    import importlib.util
-    import os
     B, N, D, K = 2048, 64, 256, 32
     x = torch.randn(B, N, D, device="cuda").half() / 4
     y = torch.randn(B, N, K, device="cuda").half() / 4
@@ -499,11 +488,7 @@ def probe_chain(results: list[dict]) -> None:
     comp = torch.compile(lambda p, q: torch.bmm(p, torch.bmm(p.transpose(1, 2), q)), dynamic=False)
     comp(x, y)
     results.append(_point("chain", "torch.compile", _event_ms(lambda: comp(x, y), flush=flush), bytes_=nbytes))
-    for path in sorted(glob.glob("bench/gpu/_probe/chain_*.py")):
-        name = os.path.basename(path)[:-3]
-        s = importlib.util.spec_from_file_location(name, path)
-        cand = importlib.util.module_from_spec(s)
-        s.loader.exec_module(cand)
+    for name, cand in _rendered("chain"):
         new = cand.ModelNew().cuda()
         ok = torch.allclose(new(x, y).float(), want.float(), atol=2e-2, rtol=2e-2)
         results.append(_point("chain", f"template {name}", _event_ms(lambda: new(x, y), flush=flush) if ok else 0.0,
@@ -511,26 +496,13 @@ def probe_chain(results: list[dict]) -> None:
     out = torch.empty(B, N, K, device="cuda", dtype=torch.float16)
     xt = x.transpose(1, 2)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    for sym in (True, False):
-        for per_sm in (1, 2, 4):
-            for stages in (1, 2, 3):
-                for warps in (4, 8):
-                    what = f"persistent sym{int(sym)} x{per_sm}/SM s{stages} w{warps}"
-                    n = sms * per_sm
-                    def run(sym=sym, n=n, stages=stages, warps=warps):
-                        chain_persistent[(n,)](x, xt, y, out, B, N, D, N, K, *x.stride(), *xt.stride(), *y.stride(), n,
-                                               BLOCK_M=64, BLOCK_D=256, BLOCK_L=64, BLOCK_K=32, SYM=sym,
-                                               STAGES=stages, num_warps=warps)
-                    try:
-                        out.zero_()
-                        run()
-                        good = torch.allclose(out.float(), want.float(), atol=2e-2, rtol=2e-2)
-                        ms = _event_ms(run, flush=flush) if good else 0.0
-                        results.append(_point("chain", what, ms, bytes_=nbytes, ok=good,
-                                              error="" if good else "wrong values"))
-                    except Exception as exc:
-                        results.append(_point("chain", what, 0.0, ok=False, error=f"{type(exc).__name__}: {str(exc)[:200]}"))
-
+    for sym, per_sm, stages, warps in itertools.product((True, False), (1, 2, 4), (1, 2, 3), (4, 8)):
+        def run(sym=sym, n=sms * per_sm, stages=stages, warps=warps):
+            chain_persistent[(n,)](x, xt, y, out, B, N, D, N, K, *x.stride(), *xt.stride(), *y.stride(), n,
+                                   BLOCK_M=64, BLOCK_D=256, BLOCK_L=64, BLOCK_K=32, SYM=sym, STAGES=stages,
+                                   num_warps=warps)
+        results.append(_checked("chain", f"persistent sym{int(sym)} x{per_sm}/SM s{stages} w{warps}", run, out, want,
+                                nbytes, atol=2e-2, timer=lambda fn: _event_ms(fn, flush=flush)))
 
 if __name__ == "__main__":
     sys.exit(main())
