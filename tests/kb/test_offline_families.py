@@ -255,10 +255,10 @@ async def test_jagged_truncate_outputs_are_the_reference_tensor(backend: Offline
                                                                 name: str) -> None:
     source = TRUNCATE_SPECS[name]
     render = Renderer(backend, source)
+    spec = load_module(source, f"spec_{name}", outline(source).cpu_sizes or None)
     for output in ("bound", "exact"):
         code = render("jagged_truncate", OUTPUT=output)
         assert verify(source, code, tmp_path) is None, (name, output)
-        spec = load_module(source, f"spec_{name}", outline(source).cpu_sizes or None)
         cand = load_module(code, f"cand_{name}_{output}")
         torch.manual_seed(1)
         got = cand.ModelNew(*spec.get_init_inputs())(*spec.get_inputs())
