@@ -1,9 +1,12 @@
 # syntax=docker/dockerfile:1
 # One image per kevolve service, all from this file:
 #   docker build --target controller -t kevolve-controller .
-# Targets: controller, retriever, generator, evaluator-cpu, profiler-cpu (CPU torch) and
-# evaluator-cuda, profiler-cuda (CUDA torch; profiler-cuda adds Nsight Compute).
+# Targets: retriever (no torch, no Triton), controller (CPU torch, no Triton: its spec probe
+# runs a submitted spec's PyTorch reference in the sandbox; its own code imports neither),
+# generator, evaluator-cpu, profiler-cpu (CPU torch and Triton) and evaluator-cuda,
+# profiler-cuda (CUDA torch; profiler-cuda adds Nsight Compute).
 # The mtia-sim pools run the evaluator-cpu / profiler-cpu images with PLATFORM=mtia-sim.
+# No image carries kevolve/client (the kevolve command and the bench runner): .dockerignore.
 #
 # Build args:
 #   TORCH_VERSION    torch release installed before the project (any >= 2.11 works)
@@ -33,13 +36,8 @@ RUN apt-get update \
  && useradd --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin kevolve
 WORKDIR /app
 
-# ---- dependencies with CPU torch ----------------------------------------------------
-FROM python-base AS deps-cpu
-ARG TORCH_VERSION=2.13.0
-ARG TORCH_INDEX_URL=""
-# torch is pinned through TORCH_VERSION; hadolint cannot see through the ${:+} expansion.
-# hadolint ignore=DL3013
-RUN pip install ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"} "torch==${TORCH_VERSION}"
+# ---- dependencies without torch or Triton ---------------------------------------------
+FROM python-base AS deps-light
 COPY pyproject.toml ./
 COPY kevolve ./kevolve
 COPY services ./services
@@ -47,6 +45,26 @@ COPY services ./services
 # then run from /app (WORKDIR), where templates, migrations and kb/ sit next to the code.
 # hadolint ignore=DL3013
 RUN pip install .
+
+# ---- dependencies with CPU torch, without Triton (the controller's spec probe) --------
+FROM deps-light AS deps-cpu-probe
+ARG TORCH_VERSION=2.13.0
+ARG TORCH_INDEX_URL=""
+# torch is pinned through TORCH_VERSION; hadolint cannot see through the ${:+} expansion.
+# hadolint ignore=DL3013
+RUN pip install ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"} "torch==${TORCH_VERSION}"
+
+# ---- dependencies with CPU torch and Triton -------------------------------------------
+FROM python-base AS deps-cpu
+ARG TORCH_VERSION=2.13.0
+ARG TORCH_INDEX_URL=""
+# hadolint ignore=DL3013
+RUN pip install ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"} "torch==${TORCH_VERSION}"
+COPY pyproject.toml ./
+COPY kevolve ./kevolve
+COPY services ./services
+# hadolint ignore=DL3013
+RUN pip install ".[exec]"
 
 # ---- dependencies with CUDA torch ---------------------------------------------------
 FROM python-base AS deps-cuda
@@ -56,9 +74,21 @@ COPY pyproject.toml ./
 COPY kevolve ./kevolve
 COPY services ./services
 # hadolint ignore=DL3013
-RUN pip install .
+RUN pip install ".[exec]"
 
 # ---- runtimes: code + knowledge base, non-root --------------------------------------
+FROM deps-light AS runtime-light
+COPY kb ./kb
+COPY proto ./proto
+USER 10001:10001
+ENTRYPOINT ["python"]
+
+FROM deps-cpu-probe AS runtime-cpu-probe
+COPY kb ./kb
+COPY proto ./proto
+USER 10001:10001
+ENTRYPOINT ["python"]
+
 FROM deps-cpu AS runtime-cpu
 COPY kb ./kb
 COPY proto ./proto
@@ -72,11 +102,11 @@ USER 10001:10001
 ENTRYPOINT ["python"]
 
 # ---- one target per service ----------------------------------------------------------
-FROM runtime-cpu AS controller
+FROM runtime-cpu-probe AS controller
 EXPOSE 50051 9000
 CMD ["-m", "services.controller"]
 
-FROM runtime-cpu AS retriever
+FROM runtime-light AS retriever
 EXPOSE 9001
 CMD ["-m", "services.retriever"]
 

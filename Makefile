@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTOS := $(wildcard proto/kevolve/v1/*.proto)
 
-.PHONY: venv proto demo test test-fast test-llm clean
+.PHONY: venv proto demo test test-fast test-llm lint-imports clean
 
 venv: $(STAMP)
 
@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q "torch==2.13.0" || $(BIN)/pip install -q --index-url https://download.pytorch.org/whl/cpu "torch>=2.11"
-	$(BIN)/pip install -q -e ".[test]"
+	$(BIN)/pip install -q -e ".[exec,test]"
 	touch $(STAMP)
 
 # Generated code lives in kevolve/v1 (committed); tests fail if it is stale.
@@ -23,12 +23,17 @@ proto: $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -I proto --python_out=. --pyi_out=. --grpc_python_out=. $(PROTOS)
 
 demo: $(STAMP)
-	$(BIN)/python -m kevolve.cli.main demo
+	$(BIN)/python -m kevolve.client.main demo
 
+# The import contracts first (seconds): a broken architecture boundary fails before the suite.
 test: $(STAMP)
+	$(BIN)/lint-imports --no-cache
 	bash .ci/start-postgres
 	$(BIN)/python -m pytest -q -x --durations=15 $(PYTEST_ARGS)
 	bash scripts/test_triton_compat.sh
+
+lint-imports: $(STAMP)
+	$(BIN)/lint-imports --no-cache
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS)

@@ -6,6 +6,10 @@ side effects (object-store writes, published results) are done. A handler that r
 NAKed with a delay and retried up to ``max_deliver`` times; on the last delivery the
 handler's ``on_give_up`` publishes a failure result instead, so nothing accepted vanishes.
 Undecodable payloads are terminated at once (they can never succeed) and counted.
+
+Acks, NAKs and heartbeats are requests to the server and fail when NATS stalls or restarts.
+Such a failure is logged and counted, never raised: the message was not settled, so
+JetStream delivers it again after AckWait, and the worker goes on with the next one.
 """
 
 from __future__ import annotations
@@ -224,7 +228,13 @@ class WorkConsumer(Generic[M]):
                 await asyncio.sleep(0.5)
                 continue
             for msg in msgs:
-                await self._handle(msg)
+                try:
+                    await self._handle(msg)
+                except Exception as exc:
+                    # The last boundary: whatever one message does, this slot keeps consuming
+                    # (the message, unsettled, comes back after AckWait).
+                    MESSAGES.labels(self.subject, "error").inc()
+                    log.error("message handling failed", subject=msg.subject, error=repr(exc))
 
     async def _handle(self, msg: Msg) -> None:
         meta = msg.metadata
@@ -242,7 +252,7 @@ class WorkConsumer(Generic[M]):
             # A malformed payload can never succeed: terminate it instead of looping.
             MESSAGES.labels(self.subject, "malformed").inc()
             log.error("malformed message terminated", subject=msg.subject, error=str(exc), size=len(msg.data))
-            await msg.term()
+            await _settle(msg.term(), "term", msg.subject)
             return
         heartbeat = asyncio.create_task(self._heartbeat(msg))
         started = time.perf_counter()
@@ -250,7 +260,7 @@ class WorkConsumer(Generic[M]):
         try:
             await self.handler(message, delivery)
         except asyncio.CancelledError:
-            await _quiet(msg.nak())
+            await _settle(msg.nak(), "nak", msg.subject)
             raise
         except Exception as exc:
             heartbeat.cancel()
@@ -258,32 +268,39 @@ class WorkConsumer(Generic[M]):
                 log.error("giving up on message", subject=msg.subject, error=repr(exc), attempts=num_delivered)
                 try:
                     await self.on_give_up(message, delivery, exc)
-                    await msg.ack_sync()
-                    MESSAGES.labels(self.subject, "gave_up").inc()
                 except Exception as give_up_exc:  # leave it for redelivery/advisory
                     log.error("give-up handler failed", error=repr(give_up_exc))
-                    await _quiet(msg.nak(delay=1))
+                    await _settle(msg.nak(delay=1), "nak", msg.subject)
+                    return
+                if await _settle(msg.ack_sync(), "ack", msg.subject):
+                    MESSAGES.labels(self.subject, "gave_up").inc()
             else:
                 log.warning("handler failed; will retry", subject=msg.subject, error=repr(exc), attempt=num_delivered)
                 MESSAGES.labels(self.subject, "retried").inc()
-                await _quiet(msg.nak(delay=min(30.0, 0.5 * 2**num_delivered)))
+                await _settle(msg.nak(delay=min(30.0, 0.5 * 2**num_delivered)), "nak", msg.subject)
             return
         finally:
             self.in_flight -= 1
             heartbeat.cancel()
             HANDLE_SECONDS.labels(self.subject).observe(time.perf_counter() - started)
-        await msg.ack_sync()
-        MESSAGES.labels(self.subject, "ok").inc()
+        # Handled, but an ack that fails (NATS stalled or restarting) leaves the message to be
+        # delivered again after AckWait, exactly as a crash between the handler and its ack would.
+        outcome = "ok" if await _settle(msg.ack_sync(), "ack", msg.subject) else "ack_failed"
+        MESSAGES.labels(self.subject, outcome).inc()
 
     async def _heartbeat(self, msg: Msg) -> None:
         interval = max(0.2, self.bus.settings.ack_wait_s / 3)
         while True:
             await asyncio.sleep(interval)
-            await _quiet(msg.in_progress())
+            await _settle(msg.in_progress(), "in_progress", msg.subject)
 
 
-async def _quiet(awaitable: Awaitable[object]) -> None:
+async def _settle(awaitable: Awaitable[object], what: str, subject: str) -> bool:
+    """Run an ack, NAK, term or heartbeat; a failure is logged and reported, never raised."""
     try:
         await awaitable
+        return True
     except Exception as exc:
-        log.debug("ack operation failed", error=str(exc))
+        log.warning(f"{what} failed; JetStream redelivers the message after AckWait", subject=subject,
+                    error=repr(exc))
+        return False

@@ -44,12 +44,17 @@ def _literal(node: ast.AST) -> object:
         return None
 
 
-def outline(source: str, filename: str = "<spec>") -> SpecOutline:
-    """Parse a spec without executing it; raise SpecError naming a syntax error or a missing name."""
+def parse(source: str, filename: str = "<spec>") -> ast.Module:
+    """The spec's syntax tree; SpecError naming the line of a syntax error."""
     try:
-        tree = ast.parse(source, filename=filename)
+        return ast.parse(source, filename=filename)
     except SyntaxError as exc:
         raise SpecError(f"spec does not parse: {exc.msg} (line {exc.lineno})") from exc
+
+
+def outline(source: str | ast.Module, filename: str = "<spec>") -> SpecOutline:
+    """What a spec (its source, or its tree from :func:`parse`) says without executing it."""
+    tree = source if isinstance(source, ast.Module) else parse(source, filename)
     out = SpecOutline()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -71,7 +76,7 @@ def outline(source: str, filename: str = "<spec>") -> SpecOutline:
     return out
 
 
-def check_outline(source: str) -> SpecOutline:
+def check_outline(source: str | ast.Module) -> SpecOutline:
     """Static part of spec validation: parses, and defines Model/get_inputs/get_init_inputs."""
     out = outline(source)
     missing = [name for name in REQUIRED if name not in out.defines]

@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class EvaluationRequest(_message.Message):
-    __slots__ = ("job_id", "node_id", "platform", "stage", "spec_key", "candidate_key", "test_cases", "cpu_sizes", "atol", "rtol", "trials", "timeout_s", "seed", "attempt")
+    __slots__ = ("job_id", "node_id", "platform", "stage", "spec_key", "candidate_key", "test_cases", "cpu_sizes", "atol", "rtol", "trials", "timeout_s", "seed", "attempt", "tenant")
     class CpuSizesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -30,6 +30,7 @@ class EvaluationRequest(_message.Message):
     TIMEOUT_S_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     node_id: str
     platform: str
@@ -44,10 +45,11 @@ class EvaluationRequest(_message.Message):
     timeout_s: float
     seed: int
     attempt: str
-    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., stage: _Optional[str] = ..., spec_key: _Optional[str] = ..., candidate_key: _Optional[str] = ..., test_cases: _Optional[_Iterable[_Union[_common_pb2.TestCase, _Mapping]]] = ..., cpu_sizes: _Optional[_Mapping[str, int]] = ..., atol: _Optional[float] = ..., rtol: _Optional[float] = ..., trials: _Optional[int] = ..., timeout_s: _Optional[float] = ..., seed: _Optional[int] = ..., attempt: _Optional[str] = ...) -> None: ...
+    tenant: str
+    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., stage: _Optional[str] = ..., spec_key: _Optional[str] = ..., candidate_key: _Optional[str] = ..., test_cases: _Optional[_Iterable[_Union[_common_pb2.TestCase, _Mapping]]] = ..., cpu_sizes: _Optional[_Mapping[str, int]] = ..., atol: _Optional[float] = ..., rtol: _Optional[float] = ..., trials: _Optional[int] = ..., timeout_s: _Optional[float] = ..., seed: _Optional[int] = ..., attempt: _Optional[str] = ..., tenant: _Optional[str] = ...) -> None: ...
 
 class CaseResult(_message.Message):
-    __slots__ = ("name", "sizes", "passed", "max_abs_error", "max_rel_error", "candidate_ms", "eager_ms", "compile_ms", "candidate_cv", "fitness", "reason", "bytes_moved", "flops", "simulated")
+    __slots__ = ("name", "sizes", "passed", "max_abs_error", "max_rel_error", "candidate_ms", "eager_ms", "compile_ms", "candidate_cv", "fitness", "reason", "bytes_moved", "flops", "simulated", "declared_bytes")
     class SizesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -69,6 +71,7 @@ class CaseResult(_message.Message):
     BYTES_MOVED_FIELD_NUMBER: _ClassVar[int]
     FLOPS_FIELD_NUMBER: _ClassVar[int]
     SIMULATED_FIELD_NUMBER: _ClassVar[int]
+    DECLARED_BYTES_FIELD_NUMBER: _ClassVar[int]
     name: str
     sizes: _containers.ScalarMap[str, int]
     passed: bool
@@ -83,7 +86,8 @@ class CaseResult(_message.Message):
     bytes_moved: float
     flops: float
     simulated: bool
-    def __init__(self, name: _Optional[str] = ..., sizes: _Optional[_Mapping[str, int]] = ..., passed: _Optional[bool] = ..., max_abs_error: _Optional[float] = ..., max_rel_error: _Optional[float] = ..., candidate_ms: _Optional[float] = ..., eager_ms: _Optional[float] = ..., compile_ms: _Optional[float] = ..., candidate_cv: _Optional[float] = ..., fitness: _Optional[float] = ..., reason: _Optional[str] = ..., bytes_moved: _Optional[float] = ..., flops: _Optional[float] = ..., simulated: _Optional[bool] = ...) -> None: ...
+    declared_bytes: float
+    def __init__(self, name: _Optional[str] = ..., sizes: _Optional[_Mapping[str, int]] = ..., passed: _Optional[bool] = ..., max_abs_error: _Optional[float] = ..., max_rel_error: _Optional[float] = ..., candidate_ms: _Optional[float] = ..., eager_ms: _Optional[float] = ..., compile_ms: _Optional[float] = ..., candidate_cv: _Optional[float] = ..., fitness: _Optional[float] = ..., reason: _Optional[str] = ..., bytes_moved: _Optional[float] = ..., flops: _Optional[float] = ..., simulated: _Optional[bool] = ..., declared_bytes: _Optional[float] = ...) -> None: ...
 
 class EvaluationResult(_message.Message):
     __slots__ = ("job_id", "node_id", "platform", "stage", "verdict", "decided_by", "reason", "max_abs_error", "fitness", "cases", "report_key", "sandbox", "environment", "speed_measured", "duration_s", "attempt", "worker")

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18kevolve/v1/profile.proto\x12\nkevolve.v1\"\xe9\x01\n\x0eProfileRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07node_id\x18\x02 \x01(\t\x12\x10\n\x08platform\x18\x03 \x01(\t\x12\x10\n\x08spec_key\x18\x04 \x01(\t\x12\x15\n\rcandidate_key\x18\x05 \x01(\t\x12\x17\n\x0f\x65val_report_key\x18\x06 \x01(\t\x12\x34\n\x05sizes\x18\x07 \x03(\x0b\x32%.kevolve.v1.ProfileRequest.SizesEntry\x1a,\n\nSizesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\x97\x02\n\rProfileResult\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07node_id\x18\x02 \x01(\t\x12\x10\n\x08platform\x18\x03 \x01(\t\x12\x12\n\nreport_key\x18\x04 \x01(\t\x12\x0f\n\x07summary\x18\x05 \x01(\t\x12\x12\n\nbottleneck\x18\x06 \x01(\t\x12\x37\n\x07metrics\x18\x07 \x03(\x0b\x32&.kevolve.v1.ProfileResult.MetricsEntry\x12\r\n\x05tools\x18\x08 \x03(\t\x12\x13\n\x0bunavailable\x18\t \x03(\t\x12\r\n\x05\x65rror\x18\n \x01(\t\x1a.\n\x0cMetricsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18kevolve/v1/profile.proto\x12\nkevolve.v1\"\xf9\x01\n\x0eProfileRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07node_id\x18\x02 \x01(\t\x12\x10\n\x08platform\x18\x03 \x01(\t\x12\x10\n\x08spec_key\x18\x04 \x01(\t\x12\x15\n\rcandidate_key\x18\x05 \x01(\t\x12\x17\n\x0f\x65val_report_key\x18\x06 \x01(\t\x12\x34\n\x05sizes\x18\x07 \x03(\x0b\x32%.kevolve.v1.ProfileRequest.SizesEntry\x12\x0e\n\x06tenant\x18\x08 \x01(\t\x1a,\n\nSizesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\x97\x02\n\rProfileResult\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07node_id\x18\x02 \x01(\t\x12\x10\n\x08platform\x18\x03 \x01(\t\x12\x12\n\nreport_key\x18\x04 \x01(\t\x12\x0f\n\x07summary\x18\x05 \x01(\t\x12\x12\n\nbottleneck\x18\x06 \x01(\t\x12\x37\n\x07metrics\x18\x07 \x03(\x0b\x32&.kevolve.v1.ProfileResult.MetricsEntry\x12\r\n\x05tools\x18\x08 \x03(\t\x12\x13\n\x0bunavailable\x18\t \x03(\t\x12\r\n\x05\x65rror\x18\n \x01(\t\x1a.\n\x0cMetricsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,11 +36,11 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PROFILERESULT_METRICSENTRY']._loaded_options = None
   _globals['_PROFILERESULT_METRICSENTRY']._serialized_options = b'8\001'
   _globals['_PROFILEREQUEST']._serialized_start=41
-  _globals['_PROFILEREQUEST']._serialized_end=274
-  _globals['_PROFILEREQUEST_SIZESENTRY']._serialized_start=230
-  _globals['_PROFILEREQUEST_SIZESENTRY']._serialized_end=274
-  _globals['_PROFILERESULT']._serialized_start=277
-  _globals['_PROFILERESULT']._serialized_end=556
-  _globals['_PROFILERESULT_METRICSENTRY']._serialized_start=510
-  _globals['_PROFILERESULT_METRICSENTRY']._serialized_end=556
+  _globals['_PROFILEREQUEST']._serialized_end=290
+  _globals['_PROFILEREQUEST_SIZESENTRY']._serialized_start=246
+  _globals['_PROFILEREQUEST_SIZESENTRY']._serialized_end=290
+  _globals['_PROFILERESULT']._serialized_start=293
+  _globals['_PROFILERESULT']._serialized_end=572
+  _globals['_PROFILERESULT_METRICSENTRY']._serialized_start=526
+  _globals['_PROFILERESULT_METRICSENTRY']._serialized_end=572
 # @@protoc_insertion_point(module_scope)

@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ProfileRequest(_message.Message):
-    __slots__ = ("job_id", "node_id", "platform", "spec_key", "candidate_key", "eval_report_key", "sizes")
+    __slots__ = ("job_id", "node_id", "platform", "spec_key", "candidate_key", "eval_report_key", "sizes", "tenant")
     class SizesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -22,6 +22,7 @@ class ProfileRequest(_message.Message):
     CANDIDATE_KEY_FIELD_NUMBER: _ClassVar[int]
     EVAL_REPORT_KEY_FIELD_NUMBER: _ClassVar[int]
     SIZES_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     node_id: str
     platform: str
@@ -29,7 +30,8 @@ class ProfileRequest(_message.Message):
     candidate_key: str
     eval_report_key: str
     sizes: _containers.ScalarMap[str, int]
-    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., spec_key: _Optional[str] = ..., candidate_key: _Optional[str] = ..., eval_report_key: _Optional[str] = ..., sizes: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    tenant: str
+    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., spec_key: _Optional[str] = ..., candidate_key: _Optional[str] = ..., eval_report_key: _Optional[str] = ..., sizes: _Optional[_Mapping[str, int]] = ..., tenant: _Optional[str] = ...) -> None: ...
 
 class ProfileResult(_message.Message):
     __slots__ = ("job_id", "node_id", "platform", "report_key", "summary", "bottleneck", "metrics", "tools", "unavailable", "error")

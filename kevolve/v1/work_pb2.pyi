@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ExpandRequest(_message.Message):
-    __slots__ = ("job_id", "expansion_id", "platform", "spec_name", "spec_key", "parent", "ancestors", "siblings", "context_mode", "generation", "seed", "model", "elites", "pending_siblings")
+    __slots__ = ("job_id", "expansion_id", "platform", "spec_name", "spec_key", "parent", "ancestors", "siblings", "context_mode", "generation", "seed", "model", "elites", "pending_siblings", "tenant")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     EXPANSION_ID_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_FIELD_NUMBER: _ClassVar[int]
@@ -23,6 +23,7 @@ class ExpandRequest(_message.Message):
     MODEL_FIELD_NUMBER: _ClassVar[int]
     ELITES_FIELD_NUMBER: _ClassVar[int]
     PENDING_SIBLINGS_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     expansion_id: str
     platform: str
@@ -37,7 +38,8 @@ class ExpandRequest(_message.Message):
     model: str
     elites: _containers.RepeatedCompositeFieldContainer[_common_pb2.NodeSummary]
     pending_siblings: int
-    def __init__(self, job_id: _Optional[str] = ..., expansion_id: _Optional[str] = ..., platform: _Optional[str] = ..., spec_name: _Optional[str] = ..., spec_key: _Optional[str] = ..., parent: _Optional[_Union[_common_pb2.NodeSummary, _Mapping]] = ..., ancestors: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., siblings: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., generation: _Optional[int] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., elites: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., pending_siblings: _Optional[int] = ...) -> None: ...
+    tenant: str
+    def __init__(self, job_id: _Optional[str] = ..., expansion_id: _Optional[str] = ..., platform: _Optional[str] = ..., spec_name: _Optional[str] = ..., spec_key: _Optional[str] = ..., parent: _Optional[_Union[_common_pb2.NodeSummary, _Mapping]] = ..., ancestors: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., siblings: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., generation: _Optional[int] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., elites: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., pending_siblings: _Optional[int] = ..., tenant: _Optional[str] = ...) -> None: ...
 
 class Diagnosis(_message.Message):
     __slots__ = ("category", "compile_error_class", "correctness_pattern", "bottleneck", "evidence", "tried", "keywords", "facts")
@@ -67,18 +69,16 @@ class Diagnosis(_message.Message):
     def __init__(self, category: _Optional[str] = ..., compile_error_class: _Optional[str] = ..., correctness_pattern: _Optional[str] = ..., bottleneck: _Optional[str] = ..., evidence: _Optional[str] = ..., tried: _Optional[_Iterable[str]] = ..., keywords: _Optional[_Iterable[str]] = ..., facts: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class GenerateRequest(_message.Message):
-    __slots__ = ("expand", "prompt_key", "diagnosis", "retrieved_docs", "system_prompt_key")
+    __slots__ = ("expand", "prompt_key", "diagnosis", "retrieved_docs")
     EXPAND_FIELD_NUMBER: _ClassVar[int]
     PROMPT_KEY_FIELD_NUMBER: _ClassVar[int]
     DIAGNOSIS_FIELD_NUMBER: _ClassVar[int]
     RETRIEVED_DOCS_FIELD_NUMBER: _ClassVar[int]
-    SYSTEM_PROMPT_KEY_FIELD_NUMBER: _ClassVar[int]
     expand: ExpandRequest
     prompt_key: str
     diagnosis: Diagnosis
     retrieved_docs: _containers.RepeatedScalarFieldContainer[str]
-    system_prompt_key: str
-    def __init__(self, expand: _Optional[_Union[ExpandRequest, _Mapping]] = ..., prompt_key: _Optional[str] = ..., diagnosis: _Optional[_Union[Diagnosis, _Mapping]] = ..., retrieved_docs: _Optional[_Iterable[str]] = ..., system_prompt_key: _Optional[str] = ...) -> None: ...
+    def __init__(self, expand: _Optional[_Union[ExpandRequest, _Mapping]] = ..., prompt_key: _Optional[str] = ..., diagnosis: _Optional[_Union[Diagnosis, _Mapping]] = ..., retrieved_docs: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CandidateGenerated(_message.Message):
     __slots__ = ("job_id", "expansion_id", "parent_id", "code_key", "backend", "usage", "prompt_key", "retrieved_docs", "tunables", "context_mode", "error", "generation", "diagnosis", "generation_s")

@@ -15,15 +15,16 @@ from grpc_health.v1 import health, health_pb2
 from kevolve.bus import Bus
 from kevolve.config import CommonSettings
 from kevolve.objstore import open_store
+from services.controller.api.auth import Auth
+from services.controller.api.job_service import JobService
+from services.controller.api.server import SERVICE_NAME, build_server, watch_health
+from services.controller.bus import dead_letters
+from services.controller.bus.consumers import run_consumers
+from services.controller.engine.engine import Engine
+from services.controller.engine.events import EventHub
+from services.controller.store import db
 
-from . import advisory, db
-from .api import JobService
-from .auth import Auth
-from .config import ControllerSettings
-from .engine import Engine
-from .events import EventHub
-from .handlers import run_consumers
-from .server import SERVICE_NAME, build_server, watch_health
+from .config import ControllerSettings, is_loopback
 
 log = structlog.get_logger("controller")
 
@@ -52,15 +53,15 @@ class Controller:
         self.hub = EventHub(self.bus)
         self.engine = Engine(self.settings, self.factory, self.bus, self.store, self.hub, self.common.kb_dir)
         await self.engine.resume()
-        await advisory.subscribe(self.bus, self.engine)
+        await dead_letters.subscribe(self.bus, self.engine)
         self.health = health.aio.HealthServicer()
         for name in ("", SERVICE_NAME):
             # Known from the first request on: NOT_SERVING until watch_health's first check,
             # never NOT_FOUND (which probes and clients read as a misconfigured name).
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         auth = Auth(self.settings.token_map())
-        service = JobService(self.settings, self.factory, self.store, self.engine, auth, self.common.kb_dir)
-        self.server, self.port = await build_server(self.settings, service, self.health)
+        self.service = JobService(self.settings, self.factory, self.store, self.engine, auth, self.common.kb_dir)
+        self.server, self.port = await build_server(self.settings, self.service, self.health)
         await self.server.start()
         self._tasks = [
             asyncio.create_task(self.engine.run(self.stop)),
@@ -71,6 +72,9 @@ class Controller:
         log.info("controller ready", grpc_port=self.port, database=self.db_engine.url.render_as_string(),
                  auth="tokens" if not auth.open else "open (tenant 'default')",
                  tls=bool(self.settings.tls_cert))
+        if auth.open and not is_loopback(self.settings.grpc_host):
+            log.warning("the API is open (no KEVOLVE_CONTROLLER_TOKENS) on a non-loopback address: anyone "
+                        "who reaches it acts as tenant 'default'", grpc_host=self.settings.grpc_host)
         if self.settings.port_file:
             write_port_file(self.settings.port_file, self.port)
 
@@ -86,5 +90,6 @@ class Controller:
         for task in self._tasks:
             if task.done() and not task.cancelled() and task.exception() is not None:
                 log.warning("task ended with an error", error=repr(task.exception()))
+        self.service.close()
         await self.bus.close()
         self.db_engine.dispose()

@@ -12,12 +12,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from google.protobuf.json_format import MessageToDict
 from rich.console import Console
 from rich.table import Table
 
 from kevolve.config import CommonSettings
 from kevolve.platforms import UnknownPlatform, get_platform
+from kevolve.reports import EvaluationReport
 from kevolve.v1 import common_pb2
 
 from .config import EvaluatorSettings
@@ -46,22 +46,21 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _table(console: Console, report: dict[str, object], passed: bool) -> None:
-    result = report["result"]
-    assert isinstance(result, dict)
+def _table(console: Console, report: EvaluationReport) -> None:
+    result = report.result
+    passed = result.verdict == common_pb2.PASSED
     colour = "green" if passed else "red"
     console.print(
-        f"[bold {colour}]{result.get('verdict')}[/]  decided by [bold]{result.get('decided_by', '')}[/]"
+        f"[bold {colour}]{common_pb2.Verdict.Name(result.verdict)}[/]  decided by [bold]{result.decided_by}[/]"
     )
-    console.print(result.get("reason", ""))
+    console.print(result.reason)
     checks = Table(title="checks")
     for col in ("check", "passed", "detail"):
         checks.add_column(col)
-    for c in report.get("checks", []):  # type: ignore[union-attr]
-        checks.add_row(c["name"], "yes" if c["passed"] else "no", str(c["detail"])[:200])
+    for c in report.checks:
+        checks.add_row(c.name, "yes" if c.passed else "no", c.detail[:200])
     console.print(checks)
-    cases = result.get("cases", [])
-    if cases:
+    if result.cases:
         table = Table(title="cases")
         for col in (
             "case",
@@ -74,25 +73,24 @@ def _table(console: Console, report: dict[str, object], passed: bool) -> None:
             "fitness",
         ):
             table.add_column(col)
-        for c in cases:
+        for c in result.cases:
             table.add_row(
-                c.get("name", ""),
-                json.dumps(c.get("sizes", {})),
-                f"{c.get('max_abs_error', 0):.3g}",
-                f"{c.get('candidate_ms', 0):.4g}",
-                f"{c.get('eager_ms', 0):.4g}",
-                f"{c.get('compile_ms', 0):.4g}",
-                f"{c.get('candidate_cv', 0):.3f}",
-                f"{c.get('fitness', 0):.3g}",
+                c.name,
+                json.dumps({k: str(v) for k, v in c.sizes.items()}),
+                f"{c.max_abs_error:.3g}",
+                f"{c.candidate_ms:.4g}",
+                f"{c.eager_ms:.4g}",
+                f"{c.compile_ms:.4g}",
+                f"{c.candidate_cv:.3f}",
+                f"{c.fitness:.3g}",
             )
         console.print(table)
-    console.print(f"sandbox: {result.get('sandbox', '')}")
-    for label, key in (("worker phases", "phases_s"), ("candidate process phases", "candidate_phases_s")):
-        phases = report.get(key) or {}
+    console.print(f"sandbox: {result.sandbox}")
+    for label, phases in (("worker phases", report.phases_s), ("candidate process phases", report.candidate_phases_s)):
         if phases:
             console.print(f"{label}: " + ", ".join(f"{k} {v:.2f}s" for k, v in phases.items()))
-    if not passed and report.get("traceback"):
-        console.print(str(report["traceback"])[-3000:], markup=False)
+    if not passed and report.traceback:
+        console.print(report.traceback[-3000:], markup=False)
 
 
 def eval_main(argv: list[str]) -> int:
@@ -122,9 +120,8 @@ def eval_main(argv: list[str]) -> int:
                 timeout_s=args.timeout,
             )
         )
-    outcome.report["result"] = MessageToDict(outcome.result, preserving_proto_field_name=True)
     if args.json:
-        print(json.dumps(outcome.report, indent=1, default=str))
+        print(outcome.evaluation.to_json().decode())
     else:
-        _table(Console(), outcome.report, outcome.passed)
+        _table(Console(), outcome.evaluation)
     return 0 if outcome.result.verdict == common_pb2.PASSED else 1

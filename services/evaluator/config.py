@@ -8,7 +8,8 @@ from pathlib import Path
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from kevolve.gpulock import DEFAULT_DIR as GPU_LOCK_DIR
+from kevolve.exec.gpulock import DEFAULT_DIR as GPU_LOCK_DIR
+from kevolve.exec.sandbox import Isolation
 from kevolve.subjects import check_platform
 
 
@@ -37,12 +38,20 @@ class EvaluatorSettings(BaseSettings):
         description="evaluations at once; on a GPU pool above 1, candidates are prepared (started, "
         "compiled, checked) side by side and timed one at a time under the GPU lock. Faster search, "
         "but another candidate's preparation kernels can still disturb a timing batch (measured: "
-        "bench/results/suite_cuda_h100_notes.md); keep 1 where each number must stand alone",
+        "docs/measurements/2026-11-23-suite-cuda-h100/notes.md); keep 1 where each number must stand alone",
     )
     gpu_lock_dir: Path = Field(
         GPU_LOCK_DIR, description="where the per-GPU timing lock lives (shared with the profiler)"
     )
-    use_bwrap: bool = Field(True, description="contain candidates with bubblewrap where it works")
+    isolation: Isolation = Field(
+        "required",
+        description="'required': user code runs only under bubblewrap (no network, a private filesystem "
+        "view) and is refused where it cannot start; 'preferred': run with limits only where it cannot "
+        "(a single-user machine); 'off': never isolate (tests of the limits alone)",
+    )
+    warm_pools: int = Field(
+        8, ge=1, le=256, description="warm zygotes kept at once (one per tenant and runner; the oldest stops)"
+    )
     warm_pool: bool = Field(
         True,
         description="interpreter pools: fork candidates from a warm, sandboxed zygote "

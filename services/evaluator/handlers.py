@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import structlog
-from google.protobuf.json_format import MessageToDict
 from prometheus_client import Counter, Gauge, Histogram
 
 from kevolve import subjects
 from kevolve.bus import Bus, Delivery
 from kevolve.objstore import ObjectNotFound, ObjectStore
 from kevolve.platforms import Platform
+from kevolve.reports import Check, EvaluationReport
 from kevolve.v1 import common_pb2, evaluation_pb2
 
 from .config import EvaluatorSettings
@@ -75,6 +74,7 @@ class EvaluateHandler:
             trials=max(self.settings.trials, req.trials),
             seed=req.seed,
             timeout_s=min(req.timeout_s, 3600.0) if req.timeout_s > 0 else 0.0,
+            tenant=req.tenant or "default",
         )
 
     async def handle(self, req: evaluation_pb2.EvaluationRequest, delivery: Delivery) -> None:
@@ -100,9 +100,9 @@ class EvaluateHandler:
                 outcome = await asyncio.to_thread(self.harness.evaluate, self._job(req, spec, candidate))
         finally:
             BUSY.labels(self.platform.name).dec()
-        if outcome.report["result"].get("sandbox", "").startswith("degraded"):
+        if outcome.result.sandbox.startswith("degraded"):
             log.warning("sandbox degraded", why=outcome.result.sandbox)
-        if outcome.report.get("result", {}).get("decided_by", "").startswith("sandbox:"):
+        if outcome.result.decided_by.startswith("sandbox:"):
             SANDBOX_KILLS.labels(self.platform.name, outcome.result.decided_by.split(":", 1)[1]).inc()
         if self.platform.runner == "cuda" and outcome.result.verdict in (
             common_pb2.CRASHED,
@@ -131,18 +131,7 @@ class EvaluateHandler:
             reason=reason[:4000],
             worker=self.settings.worker_name or worker_name(),
         )
-        return Outcome(
-            result,
-            {
-                "result": MessageToDict(result, preserving_proto_field_name=True),
-                "checks": [{"name": "request", "passed": False, "detail": reason}],
-                "log": "",
-                "traceback": "",
-                "mismatch": None,
-                "kernels": [],
-                "timing": {},
-            },
-        )
+        return Outcome(EvaluationReport(result=result, checks=[Check(name="request", passed=False, detail=reason)]))
 
     async def give_up(
         self, req: evaluation_pb2.EvaluationRequest, delivery: Delivery, exc: BaseException
@@ -156,9 +145,8 @@ class EvaluateHandler:
         result.stage = req.stage or result.stage
         if self.settings.worker_name:
             result.worker = self.settings.worker_name
-        report = dict(outcome.report)
-        report["result"] = MessageToDict(result, preserving_proto_field_name=True)
-        data = json.dumps(report, indent=1, default=str).encode()
+        # Stored before report_key is known: the report's own key is not part of it.
+        data = outcome.evaluation.to_json()
         result.report_key = await asyncio.to_thread(self.store.put, data, "reports/eval", ".json")
         msg_id = f"eval:{req.job_id}:{req.node_id}:{req.attempt}:{req.stage}"
         await self.bus.publish(subjects.EVALUATED, result, msg_id=msg_id)

@@ -16,72 +16,32 @@ import sys
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 import structlog
 import torch
 
-from kevolve import sandbox
-from kevolve.gpulock import GpuLock
+from kevolve.exec import sandbox
+from kevolve.exec.childstatus import ChildFailure
+from kevolve.exec.gpulock import GpuLock
+from kevolve.reports import Mismatch
 from kevolve.specfile import SpecError, check_outline
 
 from . import static_check
-from .child import TIMED_MARKER
-from .compare import Mismatch, compare
+from .compare import Mismatch as Disagreement
+from .compare import compare
 from .config import EvaluatorSettings
 from .plan import EvalJob, build_plan, device_of
-from .verdict import Outcome, build_outcome
+from .protocol import (CANDIDATE_FILE, GO, MACHINE_MODEL_FILE, PHASE1_MARKER, PLAN_FILE, REF_META_FILE, SPEC_FILE,
+                       STOP, TIMED_MARKER, CandidateResult, EvalPlan, ReferenceResult, result_file)
+from .verdict import Outcome, RunState, build_outcome
 from .warm_pool import WarmPool, ZygoteDied
 
 log = structlog.get_logger("evaluator.harness")
 
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
-
-
-@dataclass
-class RunState:
-    """What the evaluation learned so far; turned into a result by verdict.build_outcome."""
-
-    verdict: str = "PASSED"
-    decided_by: str = ""
-    reason: str = ""
-    checks: list[dict[str, Any]] = field(default_factory=list)
-    log: str = ""
-    traceback: str = ""
-    mismatch: dict[str, Any] | None = None
-    kernels: list[dict[str, Any]] = field(default_factory=list)
-    cases: list[dict[str, Any]] = field(default_factory=list)
-    timings: dict[str, Any] = field(default_factory=dict)
-    environment: dict[str, str] = field(default_factory=dict)
-    sandbox_mode: str = ""
-    killed_for: str = ""
-    ref_meta: dict[str, Any] = field(default_factory=dict)
-    # Where the evaluation's wall time went, in seconds, in order (the report's "phases_s").
-    phases: dict[str, float] = field(default_factory=dict)
-    # When this evaluation held the GPU lock (epoch seconds, [taken, given back]), if it did.
-    gpu_lock_window: list[float] = field(default_factory=list)
-    child_phases: dict[str, float] = field(default_factory=dict)  # as the candidate process saw them
-    _mark: float = field(default_factory=time.perf_counter)
-
-    def phase(self, name: str) -> None:
-        """Close the phase that ended now: the time since the previous mark goes to ``name``."""
-        now = time.perf_counter()
-        self.phases[name] = round(self.phases.get(name, 0.0) + now - self._mark, 3)
-        self._mark = now
-
-    def fail(self, verdict: str, decided_by: str, reason: str) -> None:
-        if self.verdict == "PASSED":
-            self.verdict, self.decided_by, self.reason = verdict, decided_by, reason
-
-    @property
-    def failed(self) -> bool:
-        return self.verdict != "PASSED"
-
-    def check(self, name: str, passed: bool, detail: str = "") -> None:
-        self.checks.append({"name": name, "passed": passed, "detail": detail})
 
 
 def _give_back(gpu_lock: GpuLock | None, state: RunState) -> None:
@@ -111,20 +71,32 @@ class Harness:
             self._pools.clear()
 
     def _pool(self, job: EvalJob) -> WarmPool:
+        """The tenant's warm pool for this runner: a zygote never serves two tenants."""
+        key = (job.platform.runner, job.tenant)
         with self._pools_lock:
-            pool = self._pools.get(job.platform.runner)
+            pool = self._pools.get(key)
             if pool is None:
-                # Same containment as a fresh child: the worker's files hidden, only the run
-                # directories and the compile cache writable.
+                # Same containment as a fresh child: only the tenant's run directories and
+                # compile cache exist in its view.
                 pool = WarmPool(
-                    self.root / "runs",
+                    self._runs(job),
                     self._env(job),
-                    writable=[self.root / "cache"],
-                    hide=[self.root],
-                    use_bwrap=self.settings.use_bwrap,
+                    writable=[self._cache(job)],
+                    isolation=self.settings.isolation,
                 )
-                self._pools[job.platform.runner] = pool
+                self._pools[key] = pool
+                while len(self._pools) > self.settings.warm_pools:
+                    # Least recently created first: an idle tenant's zygote gives way.
+                    self._pools.pop(next(iter(self._pools))).stop()
             return pool
+
+    def _runs(self, job: EvalJob) -> Path:
+        return sandbox.tenant_dir(self.root / "runs", job.tenant)
+
+    def _cache(self, job: EvalJob) -> Path:
+        """The tenant's compile caches (Triton, Inductor): a cache entry written by one
+        tenant's code is never loaded by another's."""
+        return sandbox.tenant_dir(self.root / "cache", job.tenant)
 
     # -- sandbox plumbing --------------------------------------------------------------------
     def _limits(self, job: EvalJob, timeout_s: float) -> sandbox.Limits:
@@ -140,8 +112,8 @@ class Harness:
     def _env(self, job: EvalJob) -> dict[str, str]:
         env = {
             "PYTHONPATH": sandbox.child_pythonpath(),
-            "TRITON_CACHE_DIR": str(self.root / "cache" / "triton"),
-            "TORCHINDUCTOR_CACHE_DIR": str(self.root / "cache" / "inductor"),
+            "TRITON_CACHE_DIR": str(self._cache(job) / "triton"),
+            "TORCHINDUCTOR_CACHE_DIR": str(self._cache(job) / "inductor"),
         }
         if job.platform.runner != "cuda":
             env["TRITON_INTERPRET"] = "1"
@@ -160,42 +132,40 @@ class Harness:
                 return self._pool(job).run(mode, work, self._limits(job, timeout_s))
             except (ZygoteDied, OSError) as exc:  # a broken pool costs speed, not the evaluation
                 log.warning("warm pool unavailable; using a fresh process", error=str(exc))
-        argv = [sys.executable, "-m", "services.evaluator.child", mode, str(work / "plan.json")]
+        argv = [sys.executable, "-m", "services.evaluator.sandboxed.child", mode, str(work / PLAN_FILE)]
         return sandbox.run(
             argv,
             scratch=work,
             limits=self._limits(job, timeout_s),
             env=self._env(job),
-            writable=[self.root / "cache"],
-            hide=[self.root],
-            use_bwrap=self.settings.use_bwrap,
+            writable=[self._cache(job)],
+            isolation=self.settings.isolation,
             grace=grace,
         )
 
     # -- reference ---------------------------------------------------------------------------
-    def reference(self, job: EvalJob, plan: dict[str, Any]) -> tuple[Path | None, dict[str, Any], str]:
+    def reference(self, job: EvalJob, plan: EvalPlan) -> tuple[Path | None, ReferenceResult, str]:
         """(cache dir, result, error): the reference run for this spec, sizes and seeds."""
         key = hashlib.sha256(
-            json.dumps([job.spec_source, plan, torch.__version__], sort_keys=True).encode()
+            json.dumps([job.tenant, job.spec_source, plan.model_dump(), torch.__version__], sort_keys=True).encode()
         ).hexdigest()
         final = self.root / "refcache" / key
         with _LOCKS_GUARD:
             lock = _LOCKS.setdefault(key, threading.Lock())
         with lock:
-            done = final / "reference.result.json"
-            if done.exists():
+            cached = ReferenceResult.read(final / result_file("reference"))
+            if cached is not None:
                 os.utime(final)  # recently used: kept by the cache trim
-                return final, json.loads(done.read_text()), ""
+                return final, cached, ""
             work = self.root / "refcache" / f".tmp-{uuid.uuid4().hex}"
             work.mkdir()
-            (work / "plan.json").write_text(json.dumps(plan))
-            (work / "spec.py").write_text(job.spec_source)
+            plan.write(work)
+            (work / SPEC_FILE).write_text(job.spec_source)
             run = self._child(job, "reference", work, self.settings.reference_timeout_s)
-            result_path = work / "reference.result.json"
-            result = json.loads(result_path.read_text()) if result_path.exists() else {}
-            if result.get("status") != "ok":
+            result = ReferenceResult.read(work / result_file("reference")) or ReferenceResult(status="fail")
+            if not result.ok:
                 shutil.rmtree(work, ignore_errors=True)
-                why = result.get("reason") or (
+                why = (result.failure.reason if result.failure else "") or (
                     f"killed ({run.killed_for})"
                     if run.killed_for
                     else f"exit {run.returncode}: {run.log_tail[-1500:]}"
@@ -217,71 +187,69 @@ class Harness:
     def evaluate(self, job: EvalJob) -> Outcome:
         started = time.perf_counter()
         state = RunState()
-        plan: dict[str, Any] = {"cases": []}
+        plan: EvalPlan | None = None
         try:
             plan = self._evaluate(job, state)
         except Exception as exc:  # the evaluator's own failure is never the candidate's
             state.fail("INFRA_ERROR", "infra:evaluator", f"{type(exc).__name__}: {exc}")
         return build_outcome(job, plan, state, time.perf_counter() - started)
 
-    def _evaluate(self, job: EvalJob, state: RunState) -> dict[str, Any]:
+    def _evaluate(self, job: EvalJob, state: RunState) -> EvalPlan | None:
         try:
             violations = static_check.check_source(job.candidate_source)
         except (SyntaxError, ValueError) as exc:
             state.check("static", False, f"does not parse: {exc}")
             state.fail("COMPILE_ERROR", "load:syntax", f"candidate does not parse: {exc}")
-            return {"cases": []}
+            return None
         state.check("static", not violations, "; ".join(f"[{v.rule}] {v}" for v in violations) or "clean")
         state.phase("static_check")
         if violations:
             first = violations[0]
             state.fail("REJECTED_STATIC", f"static:{first.rule}", str(first))
-            return {"cases": []}
+            return None
         try:
             outline = check_outline(job.spec_source)
             plan = build_plan(job, outline)
         except (SpecError, ValueError) as exc:
             state.fail("INFRA_ERROR", "load:spec", f"the spec is unusable: {exc}")
-            return {"cases": []}
-        if plan["platform"]["machine_model"]:
-            plan["platform"]["machine_model"] = str(self.kb_dir / plan["platform"]["machine_model"])
+            return None
         ref_dir, ref, error = self.reference(job, plan)
         state.phase("reference")
         if ref_dir is None:
             state.check("reference", False, error)
             state.fail("INFRA_ERROR", "load:reference", error)
             return plan
-        state.ref_meta = ref["cases"]
-        notes = [n for c in ref["cases"].values() for n in c.get("notes", [])]
+        state.ref_meta = ref.cases
+        notes = [n for c in ref.cases.values() for n in c.notes]
         state.check("reference", True, "; ".join(notes) or "reference outputs computed")
         self._run_candidate(job, plan, ref_dir, ref, state)
         return plan
 
-    def _prepare_run(self, job: EvalJob, plan: dict[str, Any], ref_dir: Path, ref: dict[str, Any]) -> Path:
-        work = self.root / "runs" / uuid.uuid4().hex
-        for case in plan["cases"]:
-            src, dst = ref_dir / "ref" / str(case["index"]), work / "in" / str(case["index"])
+    def _prepare_run(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult) -> Path:
+        work = self._runs(job) / uuid.uuid4().hex
+        for case in plan.cases:
+            src, dst = ref_dir / "ref" / str(case.index), work / "in" / str(case.index)
             dst.mkdir(parents=True)
             for f in src.iterdir():
                 if not f.name.startswith("expected_"):  # expected outputs never reach the candidate
                     shutil.copyfile(f, dst / f.name)
-        (work / "plan.json").write_text(json.dumps(plan))
-        (work / "spec.py").write_text(job.spec_source)
-        (work / "candidate.py").write_text(job.candidate_source)
-        (work / "ref_meta.json").write_text(json.dumps(ref["cases"]))
+        if plan.machine_model_file:
+            # The child sees only its scratch: the machine model travels as a copy there.
+            shutil.copyfile(self.kb_dir / job.platform.machine_model, work / MACHINE_MODEL_FILE)
+        plan.write(work)
+        (work / SPEC_FILE).write_text(job.spec_source)
+        (work / CANDIDATE_FILE).write_text(job.candidate_source)
+        (work / REF_META_FILE).write_text(ref.model_dump_json())
         return work
 
-    def _compare_set(
-        self, plan: dict[str, Any], ref_dir: Path, work: Path, kind: str, job: EvalJob, state: RunState
-    ) -> None:
+    def _compare_set(self, plan: EvalPlan, ref_dir: Path, work: Path, kind: Literal["trials", "recheck"],
+                     job: EvalJob, state: RunState) -> None:
         atol, rtol = job.atol, job.rtol
-        for case in plan["cases"]:
+        for case in plan.cases:
             agg = {"max_abs_error": 0.0, "max_rel_error": 0.0}
-            for i in range(len(case[kind])):
-                out_file = work / "out" / str(case["index"]) / f"{kind}{i}.pt"
-                expected = torch.load(
-                    ref_dir / "ref" / str(case["index"]) / f"expected_{kind}{i}.pt", weights_only=True
-                )
+            for i in range(len(case.draws(kind))):
+                out_file = work / "out" / str(case.index) / f"{kind}{i}.pt"
+                expected = torch.load(ref_dir / "ref" / str(case.index) / f"expected_{kind}{i}.pt", weights_only=True)
                 try:
                     got = torch.load(out_file, weights_only=True)
                     if not isinstance(got, list) or not all(type(t) is torch.Tensor for t in got):
@@ -290,40 +258,31 @@ class Harness:
                     state.fail(
                         "REJECTED_RUNTIME",
                         "runtime:output_file",
-                        f"case {case['name']} {kind} {i}: the candidate's outputs could not be read ({exc})",
+                        f"case {case.name} {kind} {i}: the candidate's outputs could not be read ({exc})",
                     )
                     return
                 res = compare(expected, got, atol, rtol)
-                if isinstance(res, Mismatch):
+                if isinstance(res, Disagreement):
                     check = "recheck_after_timing" if kind == "recheck" else res.check
-                    state.mismatch = {
-                        "case": case["name"],
-                        "trial": i,
-                        "kind": kind,
-                        **res.details,
-                        "max_abs_error": res.max_abs_error,
-                    }
+                    state.mismatch = Mismatch.model_validate(
+                        {"case": case.name, "trial": i, "kind": kind, **res.details, "max_abs_error": res.max_abs_error})
                     state.fail(
                         "INCORRECT",
                         f"trial:{check}",
-                        f"case {case['name']}, {kind} {i}: {res.reason}"
+                        f"case {case.name}, {kind} {i}: {res.reason}"
                         + (" (correct earlier, wrong after repeated calls)" if kind == "recheck" else ""),
                     )
                     state.check(kind, False, state.reason)
                     return
                 agg["max_abs_error"] = max(agg["max_abs_error"], res.max_abs_error)
                 agg["max_rel_error"] = max(agg["max_rel_error"], res.max_rel_error)
-            existing = next((c for c in state.cases if c["index"] == case["index"]), None)
-            if existing is None:
-                state.cases.append({"index": case["index"], **agg})
-            else:
-                for k, v in agg.items():
-                    existing[k] = max(existing[k], v)
-        state.check(kind, True, f"{sum(len(c[kind]) for c in plan['cases'])} {kind} matched the reference")
+            errors = state.errors.setdefault(case.index, {"max_abs_error": 0.0, "max_rel_error": 0.0})
+            for k, v in agg.items():
+                errors[k] = max(errors[k], v)
+        state.check(kind, True, f"{sum(len(c.draws(kind)) for c in plan.cases)} {kind} matched the reference")
 
-    def _run_candidate(
-        self, job: EvalJob, plan: dict[str, Any], ref_dir: Path, ref: dict[str, Any], state: RunState
-    ) -> None:
+    def _run_candidate(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult,
+                       state: RunState) -> None:
         work = self._prepare_run(job, plan, ref_dir, ref)
         state.phase("stage_inputs")
         timeout = job.timeout_s or self.settings.timeout_s
@@ -340,7 +299,7 @@ class Harness:
         timed = False
         try:
             while thread.is_alive():
-                if not phase1_seen and (work / "phase1.json").exists():
+                if not phase1_seen and (work / PHASE1_MARKER).exists():
                     phase1_seen = True
                     state.phase("candidate_correctness")
                     self._compare_set(plan, ref_dir, work, "trials", job, state)
@@ -351,7 +310,7 @@ class Harness:
                         state.gpu_lock_window = [time.time()]
                         grace.resume()
                         state.phase("gpu_wait")   # queued behind other candidates' timing
-                    (work / ("stop" if state.failed else "go")).touch()
+                    (work / (STOP if state.failed else GO)).touch()
                 if not timed and phase1_seen and (work / TIMED_MARKER).exists():
                     # Timing is over: the re-check and the comparisons need no exclusive GPU.
                     timed = True
@@ -375,19 +334,13 @@ class Harness:
         run: sandbox.SandboxResult,
         work: Path,
         phase1_seen: bool,
-        plan: dict[str, Any],
+        plan: EvalPlan,
         ref_dir: Path,
         job: EvalJob,
         state: RunState,
     ) -> None:
-        result_path = work / "candidate.result.json"
-        result: dict[str, Any] = {}
-        if result_path.exists():
-            try:
-                result = json.loads(result_path.read_text())
-            except ValueError:
-                result = {}
-        state.kernels = result.get("kernels", []) if isinstance(result.get("kernels"), list) else []
+        result = CandidateResult.read(work / result_file("candidate"))
+        state.kernels = list(result.kernels) if result is not None else []
         if run.killed_for == "timeout":
             state.fail(
                 "TIMEOUT", "sandbox:timeout", f"no result within {run.duration_s:.0f}s; process group killed"
@@ -398,32 +351,28 @@ class Harness:
             )
         elif run.killed_for == "procs":
             state.fail("REJECTED_RUNTIME", "sandbox:procs", f"more than {self.settings.max_procs} processes")
-        elif result.get("status") == "fail":
-            state.traceback = str(result.get("traceback", ""))
-            state.fail(
-                str(result.get("verdict", "RUNTIME_ERROR")),
-                str(result.get("decided_by", "runtime:exception")),
-                str(result.get("reason", "")),
-            )
+        elif result is not None and result.status == "fail":
+            failure = result.failure or ChildFailure(reason="")
+            state.traceback = failure.traceback
+            state.fail(failure.verdict or "RUNTIME_ERROR", failure.decided_by or "runtime:exception", failure.reason)
         elif run.signal:
             state.fail("CRASHED", "sandbox:signal", f"the candidate process died from signal {run.signal}")
-        elif not result:
+        elif result is None:
             state.fail(
                 "CRASHED", "sandbox:exit", f"the candidate process exited ({run.returncode}) without a result"
             )
         if state.failed:
             state.check("candidate", False, state.reason)
             return
-        if result.get("status") != "ok" or not phase1_seen:
-            state.fail(
-                "INFRA_ERROR", "infra:protocol", f"candidate run ended in state {result.get('status')!r}"
-            )
+        if result is None or not result.ok or not phase1_seen:
+            state.fail("INFRA_ERROR", "infra:protocol",
+                       f"candidate run ended in state {result.status if result is not None else None!r}")
             return
         state.check(
             "runtime_guards", True, "kernels launched; no torch compute, threads, aliasing or patching"
         )
         self._compare_set(plan, ref_dir, work, "recheck", job, state)
         state.phase("compare_recheck")
-        state.child_phases = {str(k): float(v) for k, v in result.get("phases_s", {}).items()}
-        state.timings = result.get("timings", {})
-        state.environment = {str(k): str(v) for k, v in result.get("environment", {}).items()}
+        state.child_phases = dict(result.phases_s)
+        state.timings = dict(result.timings)
+        state.environment = dict(result.environment)

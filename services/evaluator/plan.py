@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
 
 from kevolve.platforms import Platform
 from kevolve.specfile import SpecOutline
 
-from .inputs import VARIANTS, derive_seed
+from .protocol import MACHINE_MODEL_FILE, VARIANTS, Draw, EvalPlan, PlanCase, PlanPlatform, derive_seed
 
 RECHECKS = 2
 
@@ -30,6 +29,7 @@ class EvalJob:
     trials: int = 5
     timeout_s: float = 0.0
     seed: int = 0
+    tenant: str = "default"  # whose sandboxes run it: scratch, caches and warm workers are per tenant
 
 
 def device_of(platform: Platform) -> str:
@@ -66,8 +66,8 @@ def resolve_cases(job: EvalJob, spec: SpecOutline) -> list[tuple[str, dict[str, 
     return cases
 
 
-def build_plan(job: EvalJob, spec: SpecOutline) -> dict[str, Any]:
-    """The JSON plan both children read. Seeds come from the request seed (or a secret one)."""
+def build_plan(job: EvalJob, spec: SpecOutline) -> EvalPlan:
+    """The plan both children read. Seeds come from the request seed (or a secret one)."""
     base = job.seed or secrets.randbits(62)
     cases = []
     for index, (name, sizes) in enumerate(resolve_cases(job, spec)):
@@ -77,39 +77,17 @@ def build_plan(job: EvalJob, spec: SpecOutline) -> dict[str, Any]:
                 f"test case {name!r} sets {', '.join(sorted(unknown))}, "
                 "which the spec does not define as a module-level size constant"
             )
-        cases.append(
-            {
-                "index": index,
-                "name": name,
-                "sizes": sizes,
-                "full_sizes": {**spec.sizes, **sizes},
-                "state_seed": derive_seed(base, name, "state"),
-                "timing_seed": derive_seed(base, name, "timing"),
-                "trials": [
-                    {"seed": derive_seed(base, name, "trial", i), "variant": VARIANTS[i % len(VARIANTS)]}
-                    for i in range(max(5, job.trials))
-                ],
-                "recheck": [
-                    {
-                        "seed": derive_seed(base, name, "recheck", i),
-                        "variant": VARIANTS[(i + 1) % len(VARIANTS)],
-                    }
-                    for i in range(RECHECKS)
-                ],
-            }
-        )
-    return {
-        "device": device_of(job.platform),
-        "spec_file": "spec.py",
-        "candidate_file": "candidate.py",
-        "platform": {
-            "name": job.platform.name,
-            "description": job.platform.description,
-            "kb_hardware": job.platform.kb_hardware,
-            "runner": job.platform.runner,
-            "speed": job.platform.speed,
-            "screen_on": job.platform.screen_on,
-            "machine_model": job.platform.machine_model,
-        },
-        "cases": cases,
-    }
+        cases.append(PlanCase(
+            index=index,
+            name=name,
+            sizes=sizes,
+            full_sizes={**spec.sizes, **sizes},
+            state_seed=derive_seed(base, name, "state"),
+            timing_seed=derive_seed(base, name, "timing"),
+            trials=[Draw(seed=derive_seed(base, name, "trial", i), variant=VARIANTS[i % len(VARIANTS)])
+                    for i in range(max(5, job.trials))],
+            recheck=[Draw(seed=derive_seed(base, name, "recheck", i), variant=VARIANTS[(i + 1) % len(VARIANTS)])
+                     for i in range(RECHECKS)],
+        ))
+    return EvalPlan(device=device_of(job.platform), platform=PlanPlatform.of(job.platform), cases=cases,
+                    machine_model_file=MACHINE_MODEL_FILE if job.platform.machine_model else "")

@@ -22,6 +22,10 @@ trusted worker decide correctness. A violation names its rule (``static:<rule>``
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
+import sys
+import types
 from dataclasses import dataclass
 
 ALLOWED_MODULES = {
@@ -41,6 +45,21 @@ ALLOWED_MODULES = {
     "typing_extensions",
 }
 ALLOWED_PREFIXES = ("triton.language.",)  # triton.language.extra.libdevice and friends
+# triton.<name> paths a candidate may use: the decorators, launch helpers and the language.
+# Triton's runtime and compiler internals (a C compiler driver, a module loader) are out.
+TRITON_ALLOWED = {
+    "triton",
+    "triton.jit",
+    "triton.autotune",
+    "triton.heuristics",
+    "triton.Config",
+    "triton.cdiv",
+    "triton.next_power_of_2",
+    "triton.language",
+    "triton.tools",
+    "triton.tools.tensor_descriptor",
+    "triton.tools.tensor_descriptor.TensorDescriptor",
+}
 
 # torch.<name> paths a wrapper may use: allocation, dtypes, metadata, module plumbing.
 TORCH_ALLOWED = {
@@ -99,9 +118,16 @@ TORCH_ALLOWED = {
     "torch.cuda.device",
 }
 TORCH_ALLOWED_PREFIXES = ("torch.nn.init.",)
-# Parameter initialisation a ModelNew.__init__ may copy from the spec's Model.__init__: the
-# harness loads the reference's weights into the candidate anyway, and forward (where the
-# computation must happen in Triton) is guarded at run time by the torch-op counter.
+# Inside an ``__init__`` a candidate may build its parameters and constant buffers with any
+# of torch's tensor functions (a causal mask ``torch.tril(torch.ones(n, n))``, a positional
+# table from ``torch.sin``), as the spec's own constructors do: construction happens before
+# any input exists, the harness then loads the reference's weights over the candidate's, and
+# forward, where the work must happen in Triton, is still guarded at run time by the
+# torch-op counter. Namespaces that reach beyond tensors stay refused there too.
+INIT_REFUSED_PREFIXES = ("torch.ops", "torch._", "torch.utils", "torch.hub", "torch.jit", "torch.compile",
+                         "torch.library", "torch.classes", "torch.cuda", "torch.backends", "torch.distributed",
+                         "torch.multiprocessing", "torch.load", "torch.save", "torch.fx", "torch.export",
+                         "torch.autograd", "torch.func", "torch.set_", "torch.use_deterministic")
 INIT_ALLOWED = {
     "torch.randn",
     "torch.rand",
@@ -278,6 +304,57 @@ def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
     return ".".join([aliases[node.id], *reversed(parts)])
 
 
+def _allowed_module(name: str) -> bool:
+    return (name in ALLOWED_MODULES or name.startswith(ALLOWED_PREFIXES) or name in TORCH_ALLOWED
+            or name in TRITON_ALLOWED or name.startswith("torch."))
+
+
+def _triton_allowed(path: str) -> bool:
+    """An allowed triton path, or an attribute of an allowed name that is not a module
+    (``TensorDescriptor.from_tensor``, ``triton.Config`` fields)."""
+    if path in TRITON_ALLOWED or path.startswith(ALLOWED_PREFIXES):
+        return True
+    return any(path.startswith(entry + ".") and not _is_module(entry) for entry in TRITON_ALLOWED)
+
+
+def _is_module(path: str) -> bool:
+    module = sys.modules.get(path)
+    if module is None and (path in ALLOWED_MODULES or path in TRITON_ALLOWED):
+        try:
+            module = importlib.import_module(path)
+        except ImportError:
+            return False
+    return isinstance(module, types.ModuleType)
+
+
+def _reached_module(path: str) -> str | None:
+    """The first module outside the allowlist that ``path`` reaches through attributes of an
+    allowed module (``typing.sys`` is the ``sys`` module), read from the real modules without
+    running any code of theirs; None when it reaches none. torch paths have their own
+    allowlist."""
+    parts = path.split(".")
+    if parts[0] == "torch":
+        return None
+    for i in range(len(parts), 0, -1):
+        name = ".".join(parts[:i])
+        if _allowed_module(name) and name != "__future__":
+            try:
+                obj: object = importlib.import_module(name)
+            except ImportError:
+                return None
+            break
+    else:
+        return None
+    for attr in parts[i:]:
+        try:
+            obj = inspect.getattr_static(obj, attr)
+        except AttributeError:
+            return None
+        if isinstance(obj, types.ModuleType) and not _allowed_module(obj.__name__):
+            return obj.__name__
+    return None
+
+
 def _is_nn_layer(path: str) -> bool:
     """``torch.nn.LayerNorm`` and friends: parameter containers a candidate may build to hold
     weights under the reference's state_dict names. Calling one in forward runs aten ops,
@@ -335,9 +412,16 @@ class _Checker(ast.NodeVisitor):
 
     # -- attribute paths -------------------------------------------------------------------
     def _check_path(self, node: ast.AST, path: str) -> None:
-        if self.init_depth and path in INIT_ALLOWED:
+        if self.init_depth and (path in INIT_ALLOWED or (
+                path.startswith("torch.") and not path.startswith(INIT_REFUSED_PREFIXES))):
             return
-        if path.startswith(STREAM_PATHS):
+        reached = _reached_module(path)
+        if reached:
+            self.flag("banned_import", node, f"{path} reaches module {reached!r}, which a candidate may not use")
+        elif (path == "triton" or path.startswith("triton.")) and not _triton_allowed(path):
+            self.flag("banned_import", node, f"uses {path}; of Triton a candidate may use only "
+                      f"{', '.join(sorted(TRITON_ALLOWED - {'triton'}))} and triton.language")
+        elif path.startswith(STREAM_PATHS):
             self.flag("streams", node, f"uses {path} (work off the default stream escapes the timer)")
         elif (
             path.startswith("torch.")
@@ -361,6 +445,15 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
+        parent = getattr(node, "_kv_parent", None)
+        if node.id in ("getattr", "hasattr") and not (isinstance(parent, ast.Call) and parent.func is node):
+            self.flag("dynamic_code", node, f"uses {node.id} as a value (attribute access by computed name)")
+        as_base = (isinstance(parent, ast.Attribute) and parent.value is node) or (
+            isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "getattr"
+            and parent.args and parent.args[0] is node)  # getattr(mod, "name"): checked as mod.name
+        if node.id in self.aliases and _is_module(self.aliases[node.id]) and not as_base:
+            # A module held in a variable or passed around escapes the attribute checks.
+            self.flag("introspection", node, f"uses module {self.aliases[node.id]} as a value")
         if node.id == "Model":
             self.flag("reference_model", node, "refers to the reference Model")
         elif node.id == "__builtins__" or (node.id.startswith("__") and node.id not in ALLOWED_DUNDERS):
@@ -382,7 +475,8 @@ class _Checker(ast.NodeVisitor):
                 base = _dotted(node.args[0], self.aliases)
                 if base is not None:
                     self._check_path(node, f"{base}.{node.args[1].value}")
-        elif isinstance(func, ast.Attribute) and self.jit_depth == 0 and func.attr in COMPUTE_METHODS:
+        elif (isinstance(func, ast.Attribute) and self.jit_depth == 0 and self.init_depth == 0
+              and func.attr in COMPUTE_METHODS):
             if _dotted(func, self.aliases) is None:  # a method on a value, not a module function
                 self.flag(
                     "torch_compute",
@@ -393,7 +487,7 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
-        if isinstance(node.op, ast.MatMult) and self.jit_depth == 0:
+        if isinstance(node.op, ast.MatMult) and self.jit_depth == 0 and self.init_depth == 0:
             self.flag("torch_compute", node, "uses the @ operator outside a Triton kernel")
         self.generic_visit(node)
 
@@ -470,6 +564,9 @@ PRIORITY = (
 def check_source(source: str) -> list[Violation]:
     """All violations in ``source``, most telling first (empty = clean). Raises SyntaxError."""
     tree = ast.parse(source)
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            child._kv_parent = parent  # type: ignore[attr-defined]
     checker = _Checker()
     checker.visit(tree)
     if checker.jit_functions == 0:

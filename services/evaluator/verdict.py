@@ -1,20 +1,21 @@
-"""Turn what an evaluation learned into the EvaluationResult and the JSON report."""
+"""What an evaluation learned (``RunState``, filled by the harness) turned into the
+EvaluationResult and the JSON report."""
 
 from __future__ import annotations
 
 import math
 import os
 import socket
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+import time
+from dataclasses import dataclass, field
+from typing import Any
 
-from google.protobuf.json_format import MessageToDict
-
+from kevolve.reports import (LOG_CHARS, CaseTiming, Check, EvaluationPlanSummary, EvaluationReport, KernelLaunches,
+                             Mismatch, PlannedCase)
 from kevolve.v1 import common_pb2, evaluation_pb2
 
-if TYPE_CHECKING:
-    from .harness import RunState
-    from .plan import EvalJob
+from .plan import EvalJob
+from .protocol import EvalPlan, PlanCase, ReferenceCase
 
 SUSPICIOUS_SPEEDUP = 10.0  # KernelBench's excessive-speedup flag
 FLOOR_SLACK = 0.9  # below 90% of bytes/peak-bandwidth is physically implausible
@@ -22,34 +23,89 @@ FLOOR_SLACK = 0.9  # below 90% of bytes/peak-bandwidth is physically implausible
 
 @dataclass
 class Outcome:
-    result: evaluation_pb2.EvaluationResult
-    report: dict[str, Any]
+    """The result to publish and the report to store (whose ``result`` is the same message)."""
+
+    evaluation: EvaluationReport
+
+    @property
+    def result(self) -> evaluation_pb2.EvaluationResult:
+        return self.evaluation.result
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """The report as its JSON document reads (what the object store gets)."""
+        return self.evaluation.model_dump(mode="json")
 
     @property
     def passed(self) -> bool:
         return self.result.verdict == common_pb2.PASSED
 
 
+@dataclass
+class RunState:
+    """What the evaluation learned so far; turned into a result by verdict.build_outcome."""
+
+    verdict: str = "PASSED"
+    decided_by: str = ""
+    reason: str = ""
+    checks: list[Check] = field(default_factory=list)
+    log: str = ""
+    traceback: str = ""
+    mismatch: Mismatch | None = None
+    kernels: list[KernelLaunches] = field(default_factory=list)
+    # Largest errors of the outputs that matched, per case index.
+    errors: dict[int, dict[str, float]] = field(default_factory=dict)
+    timings: dict[str, CaseTiming] = field(default_factory=dict)   # by case index, as a string
+    environment: dict[str, str] = field(default_factory=dict)
+    sandbox_mode: str = ""
+    killed_for: str = ""
+    ref_meta: dict[str, ReferenceCase] = field(default_factory=dict)
+    # Where the evaluation's wall time went, in seconds, in order (the report's "phases_s").
+    phases: dict[str, float] = field(default_factory=dict)
+    # When this evaluation held the GPU lock (epoch seconds, [taken, given back]), if it did.
+    gpu_lock_window: list[float] = field(default_factory=list)
+    child_phases: dict[str, float] = field(default_factory=dict)  # as the candidate process saw them
+    _mark: float = field(default_factory=time.perf_counter)
+
+    def phase(self, name: str) -> None:
+        """Close the phase that ended now: the time since the previous mark goes to ``name``."""
+        now = time.perf_counter()
+        self.phases[name] = round(self.phases.get(name, 0.0) + now - self._mark, 3)
+        self._mark = now
+
+    def fail(self, verdict: str, decided_by: str, reason: str) -> None:
+        if self.verdict == "PASSED":
+            self.verdict, self.decided_by, self.reason = verdict, decided_by, reason
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict != "PASSED"
+
+    def check(self, name: str, passed: bool, detail: str = "") -> None:
+        self.checks.append(Check(name=name, passed=passed, detail=detail))
+
+
 def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _case_result(
-    case: dict[str, Any], agg: dict[str, Any], timing: dict[str, Any], speed: str, bytes_moved: float
-) -> evaluation_pb2.CaseResult:
+def _case_result(case: PlanCase, errors: dict[str, float], timing: CaseTiming, speed: str,
+                 ref: ReferenceCase) -> evaluation_pb2.CaseResult:
     cr = evaluation_pb2.CaseResult(
-        name=case["name"],
+        name=case.name,
         passed=True,
-        bytes_moved=bytes_moved,
-        max_abs_error=agg.get("max_abs_error", 0.0),
-        max_rel_error=agg.get("max_rel_error", 0.0),
+        bytes_moved=float(ref.bytes_moved),
+        declared_bytes=ref.declared_bytes,
+        flops=ref.declared_flops,
+        max_abs_error=errors.get("max_abs_error", 0.0),
+        max_rel_error=errors.get("max_rel_error", 0.0),
     )
-    cr.sizes.update({k: int(v) for k, v in case["full_sizes"].items()})
-    cr.candidate_ms = float(timing.get("candidate_ms", 0.0))
-    cr.eager_ms = float(timing.get("eager_ms", 0.0))
-    cr.compile_ms = float(timing.get("compile_ms", 0.0))
-    cr.candidate_cv = float(timing.get("cv", 0.0))
-    cr.simulated = bool(timing.get("simulated", False))
+    cr.sizes.update(case.full_sizes)
+    cr.candidate_ms = timing.candidate_ms
+    cr.eager_ms = timing.eager_ms
+    cr.compile_ms = timing.compile_ms
+    cr.candidate_cv = timing.cv
+    cr.simulated = timing.simulated
     baseline = cr.compile_ms or cr.eager_ms
     if speed == "none":
         cr.fitness = 1.0
@@ -68,9 +124,9 @@ def _case_result(
     return cr
 
 
-def _suspicion(cases: list[evaluation_pb2.CaseResult], timings: dict[str, Any]) -> tuple[str, str]:
+def _suspicion(cases: list[evaluation_pb2.CaseResult], timings: dict[str, CaseTiming]) -> tuple[str, str]:
     for index, cr in enumerate(cases):
-        extra = timings.get(str(index), {}).get("extra", {})
+        extra = timings[str(index)].extra if str(index) in timings else {}
         floor = float(extra.get("floor_ms", 0.0))
         gap = float(extra.get("async_gap_ms", 0.0))
         if gap > max(0.05, cr.candidate_ms):
@@ -88,7 +144,7 @@ def _suspicion(cases: list[evaluation_pb2.CaseResult], timings: dict[str, Any]) 
     return "", ""
 
 
-def build_outcome(job: EvalJob, plan: dict[str, Any], state: RunState, duration_s: float) -> Outcome:
+def build_outcome(job: EvalJob, plan: EvalPlan | None, state: RunState, duration_s: float) -> Outcome:
     result = evaluation_pb2.EvaluationResult(
         platform=job.platform.name,
         stage=job.stage,
@@ -97,15 +153,13 @@ def build_outcome(job: EvalJob, plan: dict[str, Any], state: RunState, duration_
         worker=worker_name(),
         sandbox=state.sandbox_mode,
     )
+    planned = plan.cases if plan is not None else []
     cases: list[evaluation_pb2.CaseResult] = []
     if not state.failed:
-        aggs = {c["index"]: c for c in state.cases}
-        for case in plan["cases"]:
-            timing = state.timings.get(str(case["index"]), {})
-            bytes_moved = float(state.ref_meta.get(str(case["index"]), {}).get("bytes_moved", 0.0))
-            cases.append(
-                _case_result(case, aggs.get(case["index"], {}), timing, job.platform.speed, bytes_moved)
-            )
+        for case in planned:
+            key = str(case.index)
+            cases.append(_case_result(case, state.errors.get(case.index, {}), state.timings.get(key) or CaseTiming(),
+                                      job.platform.speed, state.ref_meta.get(key) or ReferenceCase()))
     result.cases.extend(cases)
     result.environment.update(state.environment)
     if state.failed:
@@ -113,7 +167,7 @@ def build_outcome(job: EvalJob, plan: dict[str, Any], state: RunState, duration_
         result.decided_by, result.reason = state.decided_by, state.reason
         result.fitness = 0.0
         if state.mismatch:
-            result.max_abs_error = float(state.mismatch.get("max_abs_error", 0.0))
+            result.max_abs_error = float(state.mismatch.max_abs_error or 0.0)
     else:
         fits = [c.fitness for c in cases if c.fitness > 0]
         fitness = (
@@ -128,8 +182,8 @@ def build_outcome(job: EvalJob, plan: dict[str, Any], state: RunState, duration_
             result.verdict = common_pb2.PASSED
             result.decided_by = "trial:allclose"
             result.reason = (
-                f"correct on {sum(len(c['trials']) for c in plan['cases'])} trials and "
-                f"{sum(len(c['recheck']) for c in plan['cases'])} re-checks over {len(cases)} case(s)"
+                f"correct on {sum(len(c.trials) for c in planned)} trials and "
+                f"{sum(len(c.recheck) for c in planned)} re-checks over {len(cases)} case(s)"
                 + {"measured": f"; fitness {fitness:.3g}x vs torch.compile",
                    "simulated": f"; simulated fitness {fitness:.3g}x vs the unfused reference"}.get(
                        job.platform.speed, "")
@@ -137,29 +191,19 @@ def build_outcome(job: EvalJob, plan: dict[str, Any], state: RunState, duration_
             if fitness == 0.0 and job.platform.speed != "none":
                 result.verdict, result.decided_by = common_pb2.INFRA_ERROR, "timing:missing"
                 result.reason = "correct, but no timing came back for every case"
-    report = {
-        "result": MessageToDict(result, preserving_proto_field_name=True),
-        "checks": state.checks,
-        "log": state.log[-20_000:],
-        "traceback": state.traceback,
-        "mismatch": state.mismatch,
-        "kernels": state.kernels,
-        "timing": state.timings,
-        # Seconds of duration_s spent queued for the GPU behind other candidates' timing.
-        "gpu_wait_s": state.phases.get("gpu_wait", 0.0),
-        "gpu_lock_window": state.gpu_lock_window,
-        "phases_s": state.phases,
-        "candidate_phases_s": state.child_phases,
-        "plan": {
-            "cases": [
-                {
-                    "name": c["name"],
-                    "sizes": c["full_sizes"],
-                    "trials": len(c["trials"]),
-                    "variants": [t["variant"] for t in c["trials"]],
-                }
-                for c in plan.get("cases", [])
-            ]
-        },
-    }
-    return Outcome(result=result, report=report)
+    return Outcome(EvaluationReport(
+        result=result,
+        checks=state.checks,
+        log=state.log[-LOG_CHARS:],
+        traceback=state.traceback,
+        mismatch=state.mismatch,
+        kernels=state.kernels,
+        timing=state.timings,
+        gpu_wait_s=state.phases.get("gpu_wait", 0.0),
+        gpu_lock_window=state.gpu_lock_window,
+        phases_s=state.phases,
+        candidate_phases_s=state.child_phases,
+        plan=EvaluationPlanSummary(cases=[
+            PlannedCase(name=c.name, sizes=c.full_sizes, trials=len(c.trials), variants=[d.variant for d in c.trials])
+            for c in planned]),
+    ))

@@ -1,4 +1,4 @@
-"""The trusted side of the zygote (services/evaluator/zygote.py): start it, ask it to run
+"""The trusted side of the zygote (services/evaluator/sandboxed/zygote.py): start it, ask it to run
 children, and fall back to killing it when it stops answering."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import structlog
 
-from kevolve import sandbox
+from kevolve.exec import sandbox
 
 log = structlog.get_logger("evaluator.warm_pool")
 
@@ -27,13 +27,12 @@ class ZygoteDied(RuntimeError):
 
 class WarmPool:
     def __init__(
-        self, root: Path, env: dict[str, str], writable: list[Path], hide: list[Path], use_bwrap: bool
+        self, root: Path, env: dict[str, str], writable: list[Path], isolation: sandbox.Isolation
     ) -> None:
         self.root = root
         self.env = env
         self.writable = writable
-        self.hide = hide
-        self.use_bwrap = use_bwrap
+        self.isolation = isolation
         self.mode = ""
         self._proc: Any = None
         self._lock = threading.Lock()
@@ -43,15 +42,14 @@ class WarmPool:
     def _start(self) -> None:
         self._ready.clear()
         limits = sandbox.Limits(timeout_s=0, memory_mb=0, address_space=False, max_procs=4096)
-        argv = [sys.executable, "-m", "services.evaluator.zygote"]
+        argv = [sys.executable, "-m", "services.evaluator.sandboxed.zygote"]
         self._proc, self.mode = sandbox.spawn(
             argv,
             scratch=self.root,
             limits=limits,
             env={**self.env, "PYTHONPATH": sandbox.child_pythonpath()},
             writable=self.writable,
-            hide=self.hide,
-            use_bwrap=self.use_bwrap,
+            isolation=self.isolation,
             stderr_path=self.root / "zygote.stderr",
         )
         threading.Thread(target=self._read, args=(self._proc,), daemon=True).start()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,7 +11,10 @@ import psycopg
 import pytest
 from sqlalchemy import Engine
 
-from services.controller import db
+from services.controller.store import db
+
+# The tests of each layer (api/, engine/, store/, outputs/) share controller_fakes.py, next to this file.
+sys.path.insert(0, str(Path(__file__).parent))
 
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=test connect_timeout=3"
 

@@ -14,11 +14,11 @@ import pytest
 from sqlalchemy import func, select
 
 from controller_fakes import Fakes, client, submit_request
+from kevolve.client.natsd import free_port
 from kevolve.config import REPO_ROOT, CommonSettings
-from kevolve.natsd import free_port
 from kevolve.v1 import common_pb2, evaluation_pb2, job_pb2, service_pb2, work_pb2
-from services.controller import db
-from services.controller.models import ExpansionRow, JobRow, NodeRow
+from services.controller.store import db
+from services.controller.store.models import ExpansionRow, JobRow, NodeRow
 
 
 def _start(env: dict[str, str], tmp_path: Path, n: int) -> tuple[subprocess.Popen[bytes], Path]:

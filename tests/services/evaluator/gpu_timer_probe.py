@@ -16,8 +16,8 @@ import triton.testing
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from services.evaluator.platforms.base import TimingContext
-from services.evaluator.platforms.cuda import CudaTimer
+from services.evaluator.sandboxed.platforms.base import TimingContext
+from services.evaluator.sandboxed.platforms.cuda import CudaTimer
 
 
 class Ref(torch.nn.Module):

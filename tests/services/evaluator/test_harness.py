@@ -15,7 +15,8 @@ from kevolve.specfile import check_outline
 from kevolve.v1 import common_pb2
 from services.evaluator.compare import Agreement, Mismatch, compare
 from services.evaluator.harness import Harness
-from services.evaluator.inputs import degenerate, derive_seed
+from services.evaluator.protocol import derive_seed
+from services.evaluator.sandboxed.inputs import degenerate
 from services.evaluator.plan import EvalJob, build_plan
 
 GOOD = FIXTURES / "kernels" / "correct"
@@ -171,8 +172,8 @@ def test_a_timer_short_of_gpu_memory_fails_the_evaluator_not_the_candidate() -> 
     # The CUDA timer's own buffers (L2 flush, copy-bandwidth probe) can find the GPU full of
     # other candidates' memory; that is retried as the evaluator's failure, whereas the same
     # words from the candidate's own code are its OUT_OF_MEMORY.
-    from services.evaluator.child import _classify, _timing_step
-    from services.evaluator.platforms.base import TimerInfraError
+    from services.evaluator.sandboxed.child import _classify, _timing_step
+    from services.evaluator.sandboxed.platforms.base import TimerInfraError
 
     def probe() -> None:
         raise TimerInfraError("no GPU memory for the copy-bandwidth probe: CUDA out of memory")

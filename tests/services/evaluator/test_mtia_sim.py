@@ -12,11 +12,11 @@ import torch
 
 from kevolve import specfile
 from kevolve.config import REPO_ROOT
-from kevolve.interp_trace import InterpTrace
-from kevolve.mtia_sim import MachineModelError, aten_counter, estimate, load_machine
+from kevolve.exec.interp_trace import InterpTrace
+from kevolve.exec.mtia_sim import MachineModelError, aten_counter, estimate, load_machine
 from kevolve.platforms import get_platform
-from services.evaluator.guards import GuardViolation
-from services.evaluator.platforms import TimingContext, create_timing_platform
+from services.evaluator.sandboxed.guards import GuardViolation
+from services.evaluator.sandboxed.platforms import TimingContext, create_timing_platform
 
 pytestmark = pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="needs TRITON_INTERPRET=1")
 

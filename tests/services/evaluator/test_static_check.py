@@ -123,3 +123,57 @@ def test_parameter_initialisation_is_allowed_in_init_only() -> None:
     assert rules(init + "    def forward(self, x):\n        return x\n") == []
     in_forward = init + "    def forward(self, x):\n        return x + torch.randn(x.shape)\n"
     assert rules(in_forward) == ["torch_compute"]
+
+
+@pytest.mark.parametrize(
+    "body, rule",
+    [
+        # A module reached through an allowed module's attributes is that module.
+        ("import typing\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+         "        return typing.sys.modules['os'].listdir('/')", "banned_import"),
+        ("import dataclasses\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+         "        return dataclasses.sys.modules", "banned_import"),
+        ("import typing\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+         "        return getattr(typing, 'sys')", "banned_import"),
+        # A module held in a variable would escape the path checks.
+        ("import typing\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        m = typing\n"
+         "        return m.sys", "introspection"),
+        ("import functools, typing\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+         "        return functools.reduce(getattr, ['sys', 'modules'], typing)", "dynamic_code"),
+        # Triton's internals (a C compiler driver, a module loader) are not for candidates.
+        ("class ModelNew(nn.Module):\n    def forward(self, x):\n"
+         "        return triton.runtime.build.compile_module_from_src('', 'm')", "banned_import"),
+        ("from triton.runtime import build\nclass ModelNew(nn.Module):\n    pass", "banned_import"),
+    ],
+)
+def test_modules_reached_through_other_modules_are_refused(body: str, rule: str) -> None:
+    assert rule in rules(body), check_source(KERNEL + body)
+
+
+def test_allowed_triton_helpers_stay_clean() -> None:
+    body = ("class ModelNew(nn.Module):\n    def forward(self, x):\n        y = torch.empty_like(x)\n"
+            "        n = triton.next_power_of_2(x.shape[0])\n"
+            "        k[(triton.cdiv(x.numel(), n),)](x, y, x.numel(), BLOCK=n)\n        return y\n")
+    assert rules(body) == []
+
+
+def test_constructors_may_build_constant_buffers_with_torch() -> None:
+    body = ("class ModelNew(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+            "        mask = torch.tril(torch.ones(n, n)).view(1, 1, n, n)\n"
+            "        pos = torch.arange(n).float().unsqueeze(1) @ torch.ones(1, 4)\n"
+            "        self.register_buffer('mask', mask)\n        self.register_buffer('pe', torch.sin(pos).exp())\n"
+            "    def forward(self, x):\n        y = torch.empty_like(x)\n"
+            "        k[(1,)](x, y, x.numel(), BLOCK=128)\n        return y\n")
+    assert rules(body) == []
+
+
+@pytest.mark.parametrize("call", ["torch.ops.aten.mm.default(a, a)", "torch.utils.cpp_extension.load('m', [])",
+                                  "torch.cuda.Stream()", "torch.load('w.pt')", "torch._C._set_grad_enabled(False)"])
+def test_constructors_still_may_not_reach_beyond_tensors(call: str) -> None:
+    body = f"class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n        a = {call}\n"
+    assert rules(body), call
+
+
+def test_forward_compute_stays_refused() -> None:
+    body = "class ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.tril(x)\n"
+    assert "torch_compute" in rules(body)

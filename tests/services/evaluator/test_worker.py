@@ -7,15 +7,18 @@ import json
 import signal
 import socket
 import subprocess
-import urllib.request
 import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from evaluator_helpers import FIXTURES
 
 from kevolve import subjects
+from kevolve.exec import sandbox
 from kevolve.bus import Bus
 from kevolve.config import REPO_ROOT, CommonSettings
 from kevolve.objstore import LocalStore
@@ -139,3 +142,52 @@ async def test_worker_evaluates_requests_and_survives_poison(
     worker.send_signal(signal.SIGTERM)
     assert worker.wait(timeout=30) == 0
     await bus.close()
+
+
+def _sandboxed_processes(scratch: Path) -> list[psutil.Process]:
+    """Processes working inside the worker's scratch directory: its sandboxed children."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.status() != psutil.STATUS_ZOMBIE and Path(proc.cwd()).is_relative_to(scratch):
+                found.append(proc)
+        except (psutil.Error, OSError):
+            continue
+    return found
+
+
+@pytest.mark.parametrize("warm_pool", ["true", "false"], ids=["warm-pool", "fresh-process"])
+async def test_a_killed_worker_takes_its_sandboxed_children_along(
+    settings: CommonSettings, store: LocalStore, service_env: dict[str, str], tmp_path: Path, warm_pool: str
+) -> None:
+    scratch = tmp_path / "scratch"
+    env = dict(service_env, KEVOLVE_EVALUATOR_PLATFORM="cpu", KEVOLVE_EVALUATOR_SCRATCH_DIR=str(scratch),
+               KEVOLVE_EVALUATOR_TIMEOUT_S="600", KEVOLVE_EVALUATOR_WARM_POOL=warm_pool)
+    proc = subprocess.Popen([sys.executable, "-m", "services.evaluator"], cwd=REPO_ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    bus = await Bus.connect(settings, "test")
+    try:
+        spec_key = store.put((FIXTURES / "specs" / "softmax_small.py").read_bytes(), "specs", ".py")
+        hang_key = store.put((FIXTURES / "kernels" / "adversarial" / "infinite_loop.py").read_bytes(),
+                             "kernels", ".py")
+        await bus.publish(subjects.eval_subject("cpu"), evaluation_pb2.EvaluationRequest(
+            job_id="j", node_id="hang", platform="cpu", stage="full", spec_key=spec_key,
+            candidate_key=hang_key, seed=5, attempt="full:1", tenant="t"))
+        # Wait until the candidate runs: the reference is done and its run directory exists.
+        deadline = time.monotonic() + 120
+        runs = sandbox.tenant_dir(scratch / "runs", "t")
+        while time.monotonic() < deadline and not (runs.is_dir() and any(runs.glob("*/plan.json"))):
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(2.0)
+        assert _sandboxed_processes(scratch), "no sandboxed candidate process was seen running"
+        proc.kill()
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and _sandboxed_processes(scratch):
+            await asyncio.sleep(0.2)
+        left = _sandboxed_processes(scratch)
+        assert not left, [(p.pid, p.cmdline()) for p in left]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        await bus.close()

@@ -9,11 +9,11 @@ from types import ModuleType
 
 from kevolve.v1 import job_pb2
 
-BENCH = Path(__file__).resolve().parents[4] / "bench" / "search_efficiency.py"
+TOOL = Path(__file__).resolve().parents[4] / "tools" / "search_efficiency.py"
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("search_efficiency", BENCH)
+    spec = importlib.util.spec_from_file_location("search_efficiency", TOOL)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules["search_efficiency"] = module

@@ -1,0 +1,33 @@
+"""`kevolve bench` against the real system on the cpu platform: the whole suite, correctness only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kevolve.client.bench import discover_specs, run_bench
+from kevolve.client.launcher import start_system
+from kevolve.config import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+
+SUITE = REPO_ROOT / "bench" / "suite"
+
+
+def test_whole_suite_runs_as_jobs_and_every_spec_gets_a_verified_kernel(tmp_path: Path) -> None:
+    # The cpu run of bench/suite (screening sizes, Triton interpreter, offline generator):
+    # every spec must reach a kernel that passes the evaluator within budget 3, as in
+    # bench/results/suite_cpu.md (about 5 minutes on 2 cores).
+    system = start_system(tmp_path / "run", ("cpu",))
+    try:
+        result = run_bench(SUITE, "cpu", budget=3, out_dir=tmp_path / "out", grpc_target=system.grpc_target,
+                           parallel_jobs=3, job_timeout_s=600)
+    finally:
+        system.stop()
+    assert sorted(s.spec for s in result.specs) == sorted(p.stem for p in discover_specs(SUITE))
+    failed = [(s.spec, s.state, s.error, s.failures) for s in result.specs if not s.correct]
+    assert not failed, failed
+    report = (tmp_path / "out" / "suite_cpu.md").read_text()
+    assert f"{len(result.specs)}/{len(result.specs)} (100%)" in report and "correctness only" in report
+    assert " ms " not in report   # the interpreter never reports a speed
