@@ -34,7 +34,7 @@ if [[ ! -s "$MODEL_PATH" ]]; then
   echo "test-llm: the GGUF package returned no model file ($MODEL_PATH)" >&2
   exit 2
 fi
-PORT=${LLM_PORT:-$("$PY" -c "from kevolve.natsd import free_port; print(free_port())")}
+PORT=${LLM_PORT:-$("$PY" -c "from kevolve.client.natsd import free_port; print(free_port())")}
 ALIAS=gemma3-270m
 LOG=$(mktemp -t kevolve-llama-XXXXXX.log)
 

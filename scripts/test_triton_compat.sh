@@ -3,8 +3,8 @@
 # again against the oldest Triton kevolve supports (3.6, what the GPU machines have). The
 # venv keeps the newest Triton; the old release's wheel is unpacked once into the venv
 # and put first on PYTHONPATH, which the sandboxed candidate processes inherit too.
-# A hook written for one interpreter's internals (kevolve/interp_trace.py, the Triton 3.6
-# TypeError of session 5) or a template using an API newer than 3.6 fails here.
+# A hook written for one interpreter's internals (kevolve/exec/interp_trace.py once raised a
+# TypeError under 3.6's load/store hooks) or a template using an API newer than 3.6 fails here.
 #
 # Environment: VENV (default .venv), COMPAT_TRITON (default 3.6.0).
 set -euo pipefail
@@ -25,5 +25,5 @@ if [[ "$found" != "$VERSION" ]]; then
   exit 1
 fi
 "$VENV/bin/python" -m pytest -q -x -p no:cacheprovider \
-  tests/shared/test_interp_trace.py tests/shared/test_interp_compat.py tests/kb \
+  tests/exec/test_interp_trace.py tests/exec/test_interp_compat.py tests/kb \
   tests/services/evaluator/test_mtia_sim.py tests/services/profiler

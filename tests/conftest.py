@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kevolve import interp_compat
+from kevolve.exec import interp_compat
 from kevolve.config import REPO_ROOT, CommonSettings
-from kevolve.natsd import NatsServer, nats_server_binary, start_nats
+from kevolve.client.natsd import NatsServer, nats_server_binary, start_nats
 from kevolve.objstore import LocalStore
 
 # The suite runs on machines without a GPU: Triton kernels run under its interpreter.

@@ -26,7 +26,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from kevolve import specfile  # noqa: E402
-from kevolve.benchreport import gpu_time_ms, measure_copy_bandwidth_gbs  # noqa: E402
 
 
 def _to_cuda(obj: object) -> object:
@@ -50,6 +49,8 @@ def _diff(a: object, b: object) -> float:
 def measure_case(path: Path, name: str, sizes: dict[str, int] | None, copy_bw_gbs: float) -> dict[str, object]:
     import torch
     from triton.testing import do_bench
+
+    from kevolve.exec.gputiming import gpu_time_ms
 
     source = path.read_text()
     module = specfile.load_module(source, f"_baseline_{path.stem}_{name}", sizes=sizes, filename=str(path))
@@ -89,7 +90,7 @@ def render(rows: list[dict[str, object]], gpu: str, copy_bw_gbs: float) -> str:
     lines = [f"# Suite baselines on {gpu}", "",
              f"Measured by bench/suite/measure_baselines.py (triton.testing.do_bench medians; the last column, "
              "where present, times the GPU alone as the evaluator does and gives the host issue time of a "
-             "call beside it, see kevolve.benchreport.gpu_time_ms). Copy bandwidth "
+             "call beside it, see kevolve.exec.gputiming.gpu_time_ms). Copy bandwidth "
              f"measured on the same GPU: {copy_bw_gbs:.0f} GB/s (read+write). floor = minimal bytes / copy "
              "bandwidth; compile %BW = minimal bytes / torch.compile time / copy bandwidth.", "",
              "For compute-bound specs (matmuls, conv) the bandwidth floor is not the limit: read the "
@@ -130,8 +131,9 @@ def main() -> None:
     if not torch.cuda.is_available():
         sys.exit("no CUDA GPU: baselines are GPU measurements")
     gpu = torch.cuda.get_device_name()
-    copy_bw = measure_copy_bandwidth_gbs()
-    assert copy_bw is not None
+    from kevolve.exec.gputiming import copy_bandwidth_gbs
+
+    copy_bw = copy_bandwidth_gbs()
     stem = "suite_baselines_" + re.sub(r"[^a-z0-9]+", "_", gpu.lower()).strip("_") + (f"_{args.tag}" if args.tag else "")
     args.out.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, object]] = []

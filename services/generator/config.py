@@ -7,10 +7,14 @@ settings object describes the whole service.
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from kevolve.exec.sandbox import Isolation
 
 
 class GeneratorSettings(BaseSettings):
@@ -24,11 +28,17 @@ class GeneratorSettings(BaseSettings):
     # The offline backend traces the spec in a child process (spec code is user code);
     # a spec that hangs at import or in forward is cut off after this long.
     trace_timeout_s: float = Field(60.0, gt=0, le=3600)
+    trace_memory_mb: int = Field(4096, ge=256, description="resident memory cap of a tracing child")
+    scratch_dir: Path = Field(Path(tempfile.gettempdir()) / "kevolve-generator",
+                              description="private working directory of the sandboxed tracing children")
+    isolation: Isolation = Field("required", description="'required': specs are traced only under bubblewrap "
+                                 "(no network, a private filesystem view); 'preferred': with limits only where "
+                                 "it cannot start; 'off': never")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint; empty = no LLM")
     # --- openai backend (services/generator/backends/openai_backend.py) ---
     openai_api_key: SecretStr = Field(SecretStr(""), description="bearer key; local servers need none")
     # Comma-separated (or JSON list). ExpandRequest.model picks one per call; when it is empty,
-    # the generator's bandit (services/generator/bandit.py) picks among these.
+    # kevolve.modelchoice picks among these.
     openai_models: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["gpt-4o-mini"])
     openai_timeout_s: float = Field(180.0, gt=0, le=3600, description="one HTTP request's deadline")
     openai_max_attempts: int = Field(5, ge=1, le=20, description="tries per call on 429/5xx/timeouts")

@@ -1,9 +1,10 @@
-"""Child-process entry that traces a spec's Model and prints its graph as JSON.
+"""Child-process entry that traces a spec's Model and writes its graph as JSON.
 
 Spec code is user code, so the offline backend never runs it in its own process: it runs
-`python -m services.generator.tracer [--serve]` and writes the spec on stdin (a JSON object
-`{"source": ..., "sizes": {...}}`, one per line with --serve) under a timeout, and reads
-one JSON object back from stdout per request:
+`python -m services.generator.tracer request.json` inside the sandbox (``kevolve.exec.sandbox``)
+with the request `{"source": ..., "sizes": {...}}` in its scratch directory, and reads
+`result.json` back: a :class:`TraceResult` (the common child-status envelope) whose ``traced``
+is what :func:`trace` returns:
 
     {"ok": true, "inputs": [...], "nodes": [...], "modules": {...}, "params": {...},
      "attrs": {...}, "output": ...}          or     {"ok": false, "error": "..."}
@@ -18,7 +19,20 @@ import os
 import sys
 import tempfile
 import traceback
+from pathlib import Path
 from typing import Any
+
+from pydantic import Field
+
+from kevolve.exec.childstatus import ChildFailure, ChildStatus
+
+RESULT_FILE = "result.json"
+
+
+class TraceResult(ChildStatus):
+    """What the tracer child writes: ``ok`` with the traced graph, or ``fail`` saying why."""
+
+    traced: dict[str, Any] = Field(default_factory=dict)
 
 
 class _Untraceable(Exception):
@@ -220,19 +234,16 @@ def handle(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    """One request on stdin -> one JSON on stdout; with --serve, one JSON per line, repeatedly.
-
-    The serving mode lets the backend keep one warm child (torch imported once) instead of
-    paying the import per spec; the backend kills and restarts it on a timeout.
-    """
-    if "--serve" in sys.argv:
-        for line in sys.stdin:
-            if line.strip():
-                sys.stdout.write(json.dumps(handle(json.loads(line))) + "\n")
-                sys.stdout.flush()
-        return
-    sys.stdout.write(json.dumps(handle(json.loads(sys.stdin.read()))))
-    sys.stdout.flush()
+    """``python -m services.generator.tracer REQUEST`` (run by the generator inside the sandbox):
+    reads the request JSON file and writes ``result.json`` beside it."""
+    path = Path(sys.argv[1])
+    traced = handle(json.loads(path.read_text()))
+    if traced.get("ok"):
+        result = TraceResult(traced=traced)
+    else:
+        result = TraceResult(status="fail", failure=ChildFailure(reason=str(traced.get("error") or ""),
+                                                                traceback=str(traced.get("traceback") or "")))
+    result.write(path.parent / RESULT_FILE)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,8 @@ to ``reports/profile/<sha>.json`` and publishes a ProfileResult on ``kv.work.pro
 
 | platform runner | tools | what it reports |
 |---|---|---|
-| interpreter (cpu) | Triton interpreter + kevolve.interp_trace | launches, grids, bytes read/written; no times |
-| simulated (mtia-sim) | interpreter + kevolve.mtia_sim | estimated time, per-unit utilization, limiting unit or rule |
+| interpreter (cpu) | Triton interpreter + kevolve.exec.interp_trace | launches, grids, bytes read/written; no times |
+| simulated (mtia-sim) | interpreter + kevolve.exec.mtia_sim | estimated time, per-unit utilization, limiting unit or rule |
 | cuda | torch.profiler, then ncu on the candidate's kernels | kernel times; roofline reading with evidence |
 
 Modules: ``config`` (settings), ``handlers`` (bus handler and the child orchestration),

@@ -1,10 +1,10 @@
 """Runs inside the sandboxed profiling child: ``python -m services.profiler.child PLAN.json``.
 
 Loads the spec (and the candidate, unless the reference itself is profiled), runs the
-forward and writes what it observed to ``plan["out"]`` as JSON. Modes:
+forward and writes what it observed (an ``Observation``) to the plan's ``out``. Modes:
 
 * ``interp``: under TRITON_INTERPRET=1, counts each Triton launch with
-  :class:`kevolve.interp_trace.InterpTrace` and the reference's aten ops; with a machine
+  :class:`kevolve.exec.interp_trace.InterpTrace` and the reference's aten ops; with a machine
   model it adds the MTIA-sim estimates of the candidate and of the reference.
 * ``torch``: on a GPU, times the forward's kernels with torch.profiler.
 * ``ncu_target``: on a GPU, just runs the forward a few times for ``ncu`` to capture.
@@ -14,7 +14,6 @@ User code runs only here, never in the service process.
 
 from __future__ import annotations
 
-import json
 import sys
 import traceback
 from pathlib import Path
@@ -22,7 +21,11 @@ from typing import Any
 
 import torch
 
-from kevolve import interp_compat, specfile
+from kevolve import specfile
+from kevolve.exec import interp_compat
+from kevolve.exec.childstatus import ChildFailure
+
+from .protocol import Observation, ProfilePlan
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:
@@ -37,20 +40,20 @@ def _nbytes(value: Any) -> int:
     return sum(int(t.numel()) * t.element_size() for t in _tensors(value))
 
 
-def _load(plan: dict[str, Any], device: str) -> tuple[Any, Any | None, list[Any]]:
-    spec_path = Path(plan["spec_path"])
-    spec = specfile.load_module(spec_path.read_text(), "kv_profile_spec", plan.get("sizes") or None,
+def _load(plan: ProfilePlan, device: str) -> tuple[Any, Any | None, list[Any]]:
+    spec_path = Path(plan.spec_path)
+    spec = specfile.load_module(spec_path.read_text(), "kv_profile_spec", plan.sizes or None,
                                 str(spec_path))
-    torch.manual_seed(int(plan.get("seed", 0)))
+    torch.manual_seed(plan.seed)
     init = spec.get_init_inputs()
     reference = spec.Model(*init).to(device).eval()
     candidate = None
-    if plan.get("candidate_path"):
-        cand_path = Path(plan["candidate_path"])
+    if plan.candidate_path:
+        cand_path = Path(plan.candidate_path)
         module = specfile.load_module(cand_path.read_text(), "kv_profile_candidate", None, str(cand_path))
         if not hasattr(module, "ModelNew"):
             raise specfile.SpecError("the candidate defines no class ModelNew")
-        torch.manual_seed(int(plan.get("seed", 0)))
+        torch.manual_seed(plan.seed)
         candidate = module.ModelNew(*init).to(device).eval()
         # Same weights as the reference where the candidate keeps the same parameters.
         try:
@@ -61,9 +64,9 @@ def _load(plan: dict[str, Any], device: str) -> tuple[Any, Any | None, list[Any]
     return reference, candidate, inputs
 
 
-def run_interp(plan: dict[str, Any]) -> dict[str, Any]:
-    from kevolve.interp_trace import InterpTrace
-    from kevolve.mtia_sim import aten_counter, estimate, load_machine
+def run_interp(plan: ProfilePlan) -> dict[str, Any]:
+    from kevolve.exec.interp_trace import InterpTrace
+    from kevolve.exec.mtia_sim import aten_counter, estimate, load_machine
 
     reference, candidate, inputs = _load(plan, "cpu")
     out: dict[str, Any] = {"input_bytes": _nbytes(inputs)}
@@ -71,7 +74,7 @@ def run_interp(plan: dict[str, Any]) -> dict[str, Any]:
         ref_out = reference(*inputs)
     out["output_bytes"] = _nbytes(ref_out)
     out["reference_ops"] = counter.ops
-    machine = load_machine(Path(plan["machine_model"])) if plan.get("machine_model") else None
+    machine = load_machine(Path(plan.machine_model)) if plan.machine_model else None
     if machine is not None:
         out["baseline_estimate"] = estimate(machine, counter.to_launches(machine)).as_dict()
     if candidate is not None:
@@ -84,12 +87,12 @@ def run_interp(plan: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run_torch(plan: dict[str, Any]) -> dict[str, Any]:
+def run_torch(plan: ProfilePlan) -> dict[str, Any]:
     from torch.profiler import ProfilerActivity, profile
 
     reference, candidate, inputs = _load(plan, "cuda")
     model = candidate if candidate is not None else reference
-    iterations = int(plan.get("iterations", 20))
+    iterations = plan.iterations
     with torch.no_grad():
         out_value = model(*inputs)  # first call compiles; not profiled
         torch.cuda.synchronize()
@@ -110,11 +113,11 @@ def run_torch(plan: dict[str, Any]) -> dict[str, Any]:
             "torch": torch.__version__}
 
 
-def run_ncu_target(plan: dict[str, Any]) -> dict[str, Any]:
+def run_ncu_target(plan: ProfilePlan) -> dict[str, Any]:
     reference, candidate, inputs = _load(plan, "cuda")
     model = candidate if candidate is not None else reference
     with torch.no_grad():
-        for _ in range(int(plan.get("iterations", 3))):
+        for _ in range(plan.iterations):
             model(*inputs)
         torch.cuda.synchronize()
     return {"ran": True}
@@ -125,14 +128,13 @@ MODES = {"interp": run_interp, "torch": run_torch, "ncu_target": run_ncu_target}
 
 def main() -> None:
     interp_compat.apply()
-    plan = json.loads(Path(sys.argv[1]).read_text())
-    out_path = Path(plan["out"])
+    plan = ProfilePlan.model_validate_json(Path(sys.argv[1]).read_text())
     try:
-        result = {"status": "ok", **MODES[plan["mode"]](plan)}
+        result = Observation(observed=MODES[plan.mode](plan))
     except BaseException as exc:  # noqa: BLE001 - every failure is reported, none escapes silently
-        result = {"status": "error", "error": f"{type(exc).__name__}: {exc}"[:4000],
-                  "traceback": traceback.format_exc()[-8000:]}
-    out_path.write_text(json.dumps(result))
+        result = Observation(status="fail", failure=ChildFailure(reason=f"{type(exc).__name__}: {exc}"[:4000],
+                                                                 traceback=traceback.format_exc()[-8000:]))
+    result.write(Path(plan.out))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ from pathlib import Path
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from kevolve.gpulock import DEFAULT_DIR as GPU_LOCK_DIR
+from kevolve.exec.gpulock import DEFAULT_DIR as GPU_LOCK_DIR
+from kevolve.exec.sandbox import Isolation
 from kevolve.subjects import check_platform
 
 
@@ -22,7 +23,8 @@ class ProfilerSettings(BaseSettings):
     ncu_timeout_s: float = Field(600.0, gt=0, le=7200, description="wall-clock limit of one ncu run")
     memory_mb: int = Field(6144, ge=256, description="resident memory cap of a profiling child's group")
     max_procs: int = Field(64, ge=1, le=4096, description="processes a profiling child's group may hold")
-    use_bwrap: bool = Field(True, description="contain profiling children with bubblewrap where it works")
+    isolation: Isolation = Field("required", description="'required': profiling children run only under "
+                                 "bubblewrap; 'preferred': with limits only where it cannot start; 'off': never")
     ncu_path: str = Field("ncu", description="Nsight Compute CLI (name on PATH or a path); '' = never run ncu")
     ncu_max_launches: int = Field(20, ge=1, le=1000, description="kernel launches ncu profiles per request")
     iterations: int = Field(20, ge=1, le=10_000, description="forward calls under torch.profiler (cuda)")

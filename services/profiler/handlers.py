@@ -8,7 +8,6 @@ ProfileResult with ``error`` set, so the controller never waits for an answer th
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import shutil
 import sys
@@ -18,19 +17,21 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from google.protobuf.json_format import MessageToDict
 from prometheus_client import Counter, Histogram
 
-from kevolve import sandbox, specfile, subjects
+from kevolve import specfile, subjects
 from kevolve.bus import Bus, Delivery
 from kevolve.config import CommonSettings
-from kevolve.gpulock import GpuLock
-from kevolve.mtia_sim import load_machine
+from kevolve.exec import sandbox
+from kevolve.exec.gpulock import GpuLock
+from kevolve.exec.mtia_sim import load_machine
 from kevolve.objstore import ObjectStore
 from kevolve.platforms import Platform
+from kevolve.reports import ProfileReport
 from kevolve.v1 import profile_pb2
 from services.profiler import analysis, ncu
 from services.profiler.config import ProfilerSettings
+from services.profiler.protocol import Mode, Observation, ProfilePlan
 
 log = structlog.get_logger("profiler")
 
@@ -65,88 +66,100 @@ class Profiler:
             self.machine_path = (common.kb_dir / platform.machine_model).resolve()
             self.sram_limit = load_machine(self.machine_path).sram_bytes  # a bad model fails at start
 
-    def _child(self, argv: list[str], work: Path, timeout_s: float) -> sandbox.SandboxResult:
+    def _child(self, argv: list[str], work: Path, timeout_s: float, tenant: str) -> sandbox.SandboxResult:
         gpu = self.platform.runner == "cuda"
-        env = {"PYTHONPATH": sandbox.child_pythonpath(), "TRITON_CACHE_DIR": str(self.root / "cache" / "triton")}
-        # Set either way: the sandbox passes the parent's TRITON_INTERPRET through otherwise,
-        # and an interpreted kernel on the GPU pool would profile nothing.
+        cache = sandbox.tenant_dir(self.root / "cache", tenant)  # one tenant's compiled code is never another's
+        env = {"PYTHONPATH": sandbox.child_pythonpath(), "TRITON_CACHE_DIR": str(cache / "triton")}
+        # Set either way: an interpreted kernel on the GPU pool would profile nothing.
         env["TRITON_INTERPRET"] = "0" if gpu else "1"
         limits = sandbox.Limits(timeout_s=timeout_s, memory_mb=self.settings.memory_mb, address_space=not gpu,
                                 max_procs=self.settings.max_procs, gpu=gpu)
         if not gpu:
-            return sandbox.run(argv, scratch=work, limits=limits, env=env, writable=[self.root / "cache"],
-                               hide=[self.root], use_bwrap=self.settings.use_bwrap)
+            return sandbox.run(argv, scratch=work, limits=limits, env=env, writable=[cache],
+                               isolation=self.settings.isolation)
         # ncu replays kernels and torch.profiler launches many: either would skew a candidate
         # being timed on the same GPU, so a GPU profile waits for the evaluator's timing lock.
         with GpuLock(self.settings.gpu_lock_dir):
-            return sandbox.run(argv, scratch=work, limits=limits, env=env, writable=[self.root / "cache"],
-                               hide=[self.root], use_bwrap=self.settings.use_bwrap)
+            return sandbox.run(argv, scratch=work, limits=limits, env=env, writable=[cache],
+                               readonly=self._tool_dirs(), isolation=self.settings.isolation)
 
-    def _observe(self, plan: dict[str, Any], work: Path, name: str) -> dict[str, Any]:
-        plan = {**plan, "out": str(work / f"{name}.out.json")}
-        (work / f"{name}.plan.json").write_text(json.dumps(plan))
-        argv = [sys.executable, "-m", "services.profiler.child", str(work / f"{name}.plan.json")]
-        result = self._child(argv, work, self.settings.timeout_s)
+    def _tool_dirs(self) -> list[Path]:
+        """Where the profiling tools the child starts live (ncu's installation), read-only."""
+        found = shutil.which(self.settings.ncu_path) if self.settings.ncu_path else None
+        if not found:
+            return []
+        real = Path(found).resolve()
+        # ncu is a launcher script beside its host/target directories: bind the installation.
+        return [real.parent] if real.parent != Path("/usr/bin") else []
+
+    def _observe(self, base: dict[str, Any], mode: Mode, work: Path, tenant: str) -> dict[str, Any]:
+        plan = ProfilePlan(mode=mode, out=str(work / f"{mode}.out.json"), **base)
+        plan.write(work / f"{mode}.plan.json")
+        argv = [sys.executable, "-m", "services.profiler.child", str(work / f"{mode}.plan.json")]
+        result = self._child(argv, work, self.settings.timeout_s, tenant)
         if result.killed_for:
             raise ProfileFailed(f"profiling child killed ({result.killed_for}) after "
                                 f"{result.duration_s:.1f} s", result.log_tail)
-        out = work / f"{name}.out.json"
-        if not out.exists():
+        observation = Observation.read(Path(plan.out))
+        if observation is None:
             raise ProfileFailed(f"profiling child exited with {result.returncode} and wrote no result",
                                 result.log_tail)
-        observed: dict[str, Any] = json.loads(out.read_text())
-        if observed.get("status") != "ok":
-            raise ProfileFailed(f"the {'candidate' if plan.get('candidate_path') else 'reference'} failed "
-                                f"while profiled: {observed.get('error', 'unknown error')}",
-                                result.log_tail, observed.get("traceback", ""))
-        return observed
+        if not observation.ok:
+            failure = observation.failure
+            raise ProfileFailed(f"the {'candidate' if plan.candidate_path else 'reference'} failed "
+                                f"while profiled: {failure.reason if failure else 'unknown error'}",
+                                result.log_tail, failure.traceback if failure else "")
+        return observation.observed
 
     def profile(self, request: profile_pb2.ProfileRequest, spec: str,
                 candidate: str | None) -> analysis.Analysis:
-        work = self.root / f"run-{uuid.uuid4().hex}"
+        tenant = request.tenant or "default"
+        work = sandbox.tenant_dir(self.root / "runs", tenant) / f"run-{uuid.uuid4().hex}"
         work.mkdir(parents=True)
         try:
             (work / "spec.py").write_text(spec)
-            plan: dict[str, Any] = {"spec_path": str(work / "spec.py"), "candidate_path": "", "seed": 0,
-                                    "sizes": dict(request.sizes), "iterations": self.settings.iterations}
             if candidate is not None:
                 (work / "candidate.py").write_text(candidate)
-                plan["candidate_path"] = str(work / "candidate.py")
-            if self.platform.runner == "cuda":
-                return self._profile_cuda(plan, work, candidate is not None)
-            if not plan["sizes"]:
-                # The interpreter runs at the spec's screening sizes unless the request names sizes.
-                plan["sizes"] = specfile.outline(spec).cpu_sizes
             if self.machine_path is not None:
-                plan["machine_model"] = str(self.machine_path)
-                observed = self._observe({**plan, "mode": "interp"}, work, "interp")
+                # The child sees only its scratch: the machine model travels as a copy there.
+                shutil.copyfile(self.machine_path, work / "machine_model.toml")
+            # The interpreter runs at the spec's screening sizes unless the request names sizes.
+            sizes = dict(request.sizes) or ({} if self.platform.runner == "cuda" else specfile.outline(spec).cpu_sizes)
+            base: dict[str, Any] = {
+                "spec_path": str(work / "spec.py"), "candidate_path": str(work / "candidate.py") if candidate else "",
+                "sizes": sizes, "iterations": self.settings.iterations,
+                "machine_model": str(work / "machine_model.toml") if self.machine_path is not None else ""}
+            if self.platform.runner == "cuda":
+                return self._profile_cuda(base, work, candidate is not None, tenant)
+            observed = self._observe(base, "interp", work, tenant)
+            if self.machine_path is not None:
                 return analysis.mtia_sim(observed, self.sram_limit)
-            return analysis.interpreter(self._observe({**plan, "mode": "interp"}, work, "interp"))
+            return analysis.interpreter(observed)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
-    def _profile_cuda(self, plan: dict[str, Any], work: Path, is_candidate: bool) -> analysis.Analysis:
-        observed = self._observe({**plan, "mode": "torch"}, work, "torch")
+    def _profile_cuda(self, base: dict[str, Any], work: Path, is_candidate: bool,
+                      tenant: str) -> analysis.Analysis:
+        observed = self._observe(base, "torch", work, tenant)
         names = [k["name"] for k in observed.get("kernels", [])]
         # The candidate's own kernels are Triton kernels with plain identifiers; library
         # kernels (memcpy, aten templates) are left out of ncu's filter.
         own = [n for n in names if _IDENT.match(n)] if is_candidate else []
-        kernels, problem = self._run_ncu(plan, work, own)
+        kernels, problem = self._run_ncu(base, work, own, tenant)
         return analysis.cuda(observed, kernels, problem)
 
-    def _run_ncu(self, plan: dict[str, Any], work: Path,
-                 names: list[str]) -> tuple[list[Any] | None, str | None]:
+    def _run_ncu(self, base: dict[str, Any], work: Path, names: list[str],
+                 tenant: str) -> tuple[list[Any] | None, str | None]:
         exe = shutil.which(self.settings.ncu_path) if self.settings.ncu_path else None
         if not exe:
             why = self.settings.ncu_path or "disabled by KEVOLVE_PROFILER_NCU_PATH"
             return None, f"ncu: not found ({why})"
-        target_plan = {**plan, "mode": "ncu_target", "iterations": 3,
-                       "out": str(work / "ncu_target.out.json")}
-        (work / "ncu_target.plan.json").write_text(json.dumps(target_plan))
+        ProfilePlan(mode="ncu_target", out=str(work / "ncu_target.out.json"),
+                    **{**base, "iterations": 3}).write(work / "ncu_target.plan.json")
         log_file = work / "ncu.csv"
         argv = ncu.command(exe, names, self.settings.ncu_max_launches, str(log_file),
                            [sys.executable, "-m", "services.profiler.child", str(work / "ncu_target.plan.json")])
-        result = self._child(argv, work, self.settings.ncu_timeout_s)
+        result = self._child(argv, work, self.settings.ncu_timeout_s, tenant)
         text = log_file.read_text(errors="replace") if log_file.exists() else ""
         if result.killed_for:
             return None, f"ncu: killed ({result.killed_for}) after {result.duration_s:.0f} s"
@@ -214,9 +227,7 @@ class ProfileHandler:
             job_id=request.job_id, node_id=request.node_id, platform=self.platform, summary=a.summary,
             bottleneck=a.bottleneck if not error else "unknown", metrics=a.metrics, tools=a.tools,
             unavailable=a.unavailable, error=error)
-        report = {"result": MessageToDict(result), "details": a.details,
-                  "request": MessageToDict(request)}
-        data = json.dumps(report, default=str, sort_keys=True).encode()
+        data = ProfileReport(result=result, details=a.details, request=request).to_json()
         result.report_key = await asyncio.to_thread(self.store.put, data, "reports/profile", ".json")
         msg_id = f"profiled:{request.job_id}:{request.node_id}:{self.platform}:{request.candidate_key}"
         await self.bus.publish(subjects.PROFILED, result, msg_id=msg_id)

@@ -109,7 +109,7 @@ class Expander:
         error_excerpt = diagnosis.facts.get("traceback_tail", "")
         if not error_excerpt and parent and parent.eval_report and diagnosis.category in ("compile_error", "crashed",
                                                                                            "timeout"):
-            error_excerpt = str(parent.eval_report.get("log") or "")[-self.settings.max_log_chars:]
+            error_excerpt = parent.eval_report.log[-self.settings.max_log_chars:]
         doc = self.prompts.build(PromptInputs(
             request=request, platform=platform, spec_source=spec_source, ops=ops, diagnosis=diagnosis,
             retrieval=retrieval, parent_code=parent_code, best_sibling_code=best_sibling,
@@ -118,10 +118,8 @@ class Expander:
         ))
         doc.meta["diagnosis"] = {"category": diagnosis.category, "keywords": list(diagnosis.keywords)}
         prompt_key = await asyncio.to_thread(self.store.put, promptdoc.render(doc).encode(), "prompts", ".md")
-        system_key = await asyncio.to_thread(self.store.put, doc.system.encode(), "prompts", ".md")
         generate = work_pb2.GenerateRequest(
-            expand=request, prompt_key=prompt_key, diagnosis=diagnosis,
-            retrieved_docs=retrieval.doc_ids, system_prompt_key=system_key,
+            expand=request, prompt_key=prompt_key, diagnosis=diagnosis, retrieved_docs=retrieval.doc_ids,
         )
         return Expansion(generate=generate, prompt=doc)
 

@@ -1,17 +1,18 @@
 """Context memory: turn the parent's artifacts and its relatives' outcomes into a Diagnosis.
 
 Reports come from other services and may lack any field (an old evaluator, a profiler that
-could not run a tool): every reader here tolerates missing keys and wrong types, and the
-diagnosis says what it could not see instead of failing.
+could not run a tool): they are read with ``kevolve.reports``, where a missing or mistyped
+field reads as its default, and the diagnosis says what it could not see instead of failing.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from kevolve.v1 import common_pb2, work_pb2
+from kevolve.reports import EvaluationReport, Mismatch, ProfileReport
+from kevolve.v1 import common_pb2, profile_pb2, work_pb2
 
 V = common_pb2.Verdict
 
@@ -22,9 +23,16 @@ class ParentArtifacts:
 
     node: common_pb2.NodeSummary
     code: str | None = None
-    eval_report: dict[str, Any] | None = None
-    profile_report: dict[str, Any] | None = None
+    eval_report: EvaluationReport | None = None
+    profile_report: ProfileReport | None = None
     missing: list[str] = field(default_factory=list)   # "eval report (reports/eval/..): not found"
+
+    def __post_init__(self) -> None:
+        # Reports arrive as the JSON documents the store holds; read them once, here.
+        if isinstance(self.eval_report, Mapping):
+            self.eval_report = EvaluationReport.read(self.eval_report)
+        if isinstance(self.profile_report, Mapping):
+            self.profile_report = ProfileReport.read(self.profile_report)
 
 
 # Compile/runtime error classes, first match wins: the order puts specific messages before
@@ -88,25 +96,6 @@ _VERDICT_CATEGORY = {
 }
 
 
-def _d(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _num(value: Any) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _get(d: dict[str, Any], snake: str) -> Any:
-    """A field of a MessageToDict'ed message, whichever naming (camelCase or proto names) it used."""
-    if snake in d:
-        return d[snake]
-    head, *rest = snake.split("_")
-    return d.get(head + "".join(p.title() for p in rest))
-
-
 def classify_error(text: str) -> str:
     for name, pattern in _ERROR_CLASSES:
         if pattern.search(text):
@@ -114,25 +103,24 @@ def classify_error(text: str) -> str:
     return "other"
 
 
-def correctness_pattern(mismatch: dict[str, Any], reason: str = "") -> str:
-    if mismatch.get("nan_in_output") or mismatch.get("inf_in_output") or re.search(r"\bnan\b|\binf\b", reason, re.I):
+def correctness_pattern(mismatch: Mismatch | None, reason: str = "") -> str:
+    m = mismatch or Mismatch()
+    if m.nan_in_output or m.inf_in_output or re.search(r"\bnan\b|\binf\b", reason, re.I):
         return "nan"
-    expected, got = mismatch.get("expected_shape"), mismatch.get("got_shape")
-    if (expected is not None and got is not None and list(expected) != list(got)) or "shape" in reason.lower():
+    if (m.expected_shape is not None and m.got_shape is not None and m.expected_shape != m.got_shape) \
+            or "shape" in reason.lower():
         return "shape"
-    if mismatch.get("boundary_only"):
+    if m.boundary_only:
         return "boundary"
-    frac = _num(mismatch.get("frac_wrong"))
-    err = _num(mismatch.get("max_abs_error"))
-    if frac is not None and frac >= 0.5:
+    if m.frac_wrong is not None and m.frac_wrong >= 0.5:
         return "all_wrong"
-    if err is not None and err < 1e-2:
+    if m.max_abs_error is not None and m.max_abs_error < 1e-2:
         return "drift"
-    return "partial" if mismatch else ""
+    return "partial" if mismatch is not None else ""
 
 
-def _bottleneck(result: dict[str, Any], metrics: dict[str, float]) -> str:
-    named = str(result.get("bottleneck") or "").strip()
+def _bottleneck(result: profile_pb2.ProfileResult, metrics: dict[str, float]) -> str:
+    named = result.bottleneck.strip()
     if named and named != "unknown":
         return named
     # No verdict from the profiler: infer from the numbers it did give.
@@ -191,10 +179,10 @@ def diagnose(parent: ParentArtifacts | None, request: work_pb2.ExpandRequest, lo
         diag.keywords.extend(["output format", "skeleton", "masking"])
         return diag
     node = parent.node
-    report = parent.eval_report or {}
-    result = _d(report.get("result"))
-    reason = str(result.get("reason") or node.summary or "")
-    decided_by = str(_get(result, "decided_by") or "")
+    report = parent.eval_report or EvaluationReport()
+    result = report.result
+    reason = result.reason or node.summary or ""
+    decided_by = result.decided_by
     diag.category = _VERDICT_CATEGORY.get(node.verdict, "first_draft")
     diag.facts["verdict"] = common_pb2.Verdict.Name(node.verdict)
     if decided_by:
@@ -204,23 +192,23 @@ def diagnose(parent: ParentArtifacts | None, request: work_pb2.ExpandRequest, lo
     evidence: list[str] = []
 
     if diag.category == "compile_error":
-        text = "\n".join(str(x) for x in (report.get("traceback"), reason, report.get("log")) if x)
+        text = "\n".join(x for x in (report.traceback, reason, report.log) if x)
         diag.compile_error_class = classify_error(text)
         diag.keywords.extend(_ERROR_KEYWORDS[diag.compile_error_class])
         # A Python traceback ends with the exception line; logs bury it among other output.
-        evidence.append(_last_error_line(str(report.get("traceback") or ""), strict=False) or reason
-                        or _last_error_line(str(report.get("log") or "")) or "build failed (no message recorded)")
+        evidence.append(_last_error_line(report.traceback, strict=False) or reason
+                        or _last_error_line(report.log) or "build failed (no message recorded)")
     elif diag.category == "incorrect":
-        mismatch = _d(report.get("mismatch"))
-        diag.correctness_pattern = correctness_pattern(mismatch, reason)
+        diag.correctness_pattern = correctness_pattern(report.mismatch, reason)
         diag.keywords.extend(_PATTERN_KEYWORDS.get(diag.correctness_pattern, ["wrong results"]))
+        facts = report.mismatch.facts() if report.mismatch is not None else {}
         for key in ("case", "frac_wrong", "max_abs_error", "boundary_only", "expected_shape", "got_shape"):
-            if key in mismatch:
-                diag.facts[key] = str(mismatch[key])
-        frac = _num(mismatch.get("frac_wrong"))
+            if key in facts:
+                diag.facts[key] = str(facts[key])
+        frac = facts.get("frac_wrong")
         evidence.append(f"outputs differ from the reference ({diag.correctness_pattern or 'pattern unknown'})"
-                        + (f": {frac:.1%} of elements wrong" if frac is not None else "")
-                        + (f", max abs error {mismatch['max_abs_error']}" if "max_abs_error" in mismatch else ""))
+                        + (f": {frac:.1%} of elements wrong" if isinstance(frac, float) else "")
+                        + (f", max abs error {facts['max_abs_error']}" if "max_abs_error" in facts else ""))
     elif diag.category == "rejected":
         diag.keywords.extend(["anti-cheat", "forbidden patterns", "torch compute", "fallback"])
         evidence.append(f"rejected by {decided_by or 'an integrity check'}: {reason}")
@@ -234,14 +222,14 @@ def diagnose(parent: ParentArtifacts | None, request: work_pb2.ExpandRequest, lo
         diag.keywords.extend(["response format", "full file", "ModelNew"])
         evidence.append(f"the last reply held no usable code: {reason}")
     elif diag.category == "slow":
-        _diagnose_speed(diag, node, result, parent.profile_report, evidence, _d(report.get("timing")))
+        _diagnose_speed(diag, node, report, parent.profile_report, evidence)
 
     if "sram_overflow" in f"{decided_by} {reason}" and diag.category != "slow":
         # A simulated accelerator refuses blocks larger than its local SRAM at run time.
         diag.bottleneck = "sram_overflow"
         diag.keywords.extend(_BOTTLENECK_KEYWORDS["sram_overflow"])
-    if diag.category in ("compile_error", "crashed") and report.get("traceback"):
-        diag.facts["traceback_tail"] = str(report["traceback"])[-log_chars:]
+    if diag.category in ("compile_error", "crashed") and report.traceback:
+        diag.facts["traceback_tail"] = report.traceback[-log_chars:]
     diag.evidence = "; ".join(e for e in evidence if e)[:2000]
     return diag
 
@@ -252,7 +240,7 @@ COMPUTE_INTENSITY = 64.0
 AT_BANDWIDTH = 0.85  # a memory-bound kernel at this share of the copy bandwidth has no headroom
 
 
-def _roofline(result: dict[str, Any], timing: dict[str, Any]) -> tuple[str, dict[str, float]]:
+def _roofline(report: EvaluationReport) -> tuple[str, dict[str, float]]:
     """A bottleneck read off the evaluation itself, for when there is no profile.
 
     Speed-measuring platforms report each case's physical floor (minimal bytes / memory
@@ -260,13 +248,12 @@ def _roofline(result: dict[str, Any], timing: dict[str, Any]) -> tuple[str, dict
     simulator); with the case's time it gives the achieved share of bandwidth, and the
     spec's FLOPs per byte say which roof applies. The first timed case decides: the
     evaluator puts the production shape first unless a declared case has its sizes."""
-    for index, case in enumerate(c for c in result.get("cases", []) if isinstance(c, dict)):
-        cand = _num(_get(case, "candidate_ms"))
-        extra = _d(_d(timing.get(str(index))).get("extra"))
-        floor = _num(extra.get("floor_ms"))
+    for index, case in enumerate(report.result.cases):
+        cand = case.candidate_ms
+        floor = report.case_timing(index).extra.get("floor_ms", 0.0)
         if not cand or not floor:
             continue
-        moved, flops = _num(_get(case, "bytes_moved")) or 0.0, _num(case.get("flops")) or 0.0
+        moved, flops = case.bytes_moved, case.flops
         numbers = {"bandwidth_frac": floor / cand, "kernel_time_us": cand * 1e3}
         if moved > 0 and flops / moved >= COMPUTE_INTENSITY:
             return "compute_bound", {**numbers, "flops_per_byte": flops / moved}
@@ -287,17 +274,15 @@ def _bottleneck_keywords(diag: work_pb2.Diagnosis, bandwidth_frac: float | None)
         diag.keywords.extend(["coalescing", "vectorized loads", "bytes in flight"])
 
 
-def _diagnose_speed(diag: work_pb2.Diagnosis, node: common_pb2.NodeSummary, result: dict[str, Any],
-                    profile_report: dict[str, Any] | None, evidence: list[str],
-                    timing: dict[str, Any] | None = None) -> None:
+def _diagnose_speed(diag: work_pb2.Diagnosis, node: common_pb2.NodeSummary, report: EvaluationReport,
+                    profile_report: ProfileReport | None, evidence: list[str]) -> None:
     diag.facts["fitness"] = f"{node.fitness:.4g}"
-    cases = [c for c in result.get("cases", []) if isinstance(c, dict)]
-    for case in cases[:4]:
-        cand, base = _num(_get(case, "candidate_ms")), _num(_get(case, "compile_ms"))
+    for case in report.result.cases[:4]:
+        cand, base = case.candidate_ms, case.compile_ms
         if cand and base:
-            diag.facts[f"speedup:{case.get('name', 'case')}"] = f"{base / cand:.3g}"
+            diag.facts[f"speedup:{case.name or 'case'}"] = f"{base / cand:.3g}"
     if profile_report is None:
-        diag.bottleneck, numbers = _roofline(result, timing or {})
+        diag.bottleneck, numbers = _roofline(report)
         for key, value in numbers.items():
             diag.facts[key] = f"{value:.4g}"
         _bottleneck_keywords(diag, numbers.get("bandwidth_frac"))
@@ -305,15 +290,15 @@ def _diagnose_speed(diag: work_pb2.Diagnosis, node: common_pb2.NodeSummary, resu
                 f"bottleneck {diag.bottleneck or 'none left but bytes moved'}") if numbers else ""
         evidence.append(f"passes with fitness {node.fitness:.3g}; no profile available yet{read}")
         return
-    presult = _d(profile_report.get("result"))
-    metrics = {k: v for k, v in ((k, _num(v)) for k, v in _d(presult.get("metrics")).items()) if v is not None}
+    presult = profile_report.result
+    metrics = dict(presult.metrics)
     diag.bottleneck = _bottleneck(presult, metrics)
     for key, value in metrics.items():
         diag.facts[key] = f"{value:.4g}"
     _bottleneck_keywords(diag, metrics.get("dram_bw_frac"))
     if metrics.get("spill_bytes", 0) > 0 and "spills" not in diag.keywords:
         diag.keywords.extend(["register pressure", "spills"])
-    summary = str(presult.get("summary") or "")
+    summary = presult.summary
     evidence.append(f"passes with fitness {node.fitness:.3g}; bottleneck {diag.bottleneck or 'unclear'}"
                     + (f" ({', '.join(_evidence_numbers(metrics))})" if metrics else "")
                     + (f"; profiler: {summary}" if summary else ""))

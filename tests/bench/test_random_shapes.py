@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from kevolve import specfile
-from kevolve.cli.bench import discover_specs
+from kevolve.client.bench import discover_specs
 from kevolve.config import REPO_ROOT
 
 _spec = importlib.util.spec_from_file_location("kevolve_random_specs",

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from kevolve import specfile
-from kevolve.cli.bench import discover_specs, suite_table
+from kevolve.client.bench import discover_specs, suite_table
 from kevolve.config import REPO_ROOT
 
 SUITE = REPO_ROOT / "bench" / "suite"

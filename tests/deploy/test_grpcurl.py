@@ -20,7 +20,7 @@ import psycopg
 import pytest
 
 from kevolve.config import REPO_ROOT
-from kevolve.natsd import free_port, start_nats
+from kevolve.client.natsd import free_port, start_nats
 
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=test connect_timeout=3"
 

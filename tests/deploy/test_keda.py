@@ -12,7 +12,7 @@ from typing import Any
 from kevolve import subjects
 from kevolve.bus import Bus
 from kevolve.config import CommonSettings
-from kevolve.natsd import NatsServer
+from kevolve.client.natsd import NatsServer
 from kevolve.v1 import evaluation_pb2, profile_pb2
 
 

@@ -22,7 +22,7 @@ import yaml
 from kevolve import subjects
 from kevolve.bus import Bus
 from kevolve.config import REPO_ROOT, CommonSettings
-from kevolve.natsd import free_port
+from kevolve.client.natsd import free_port
 
 PROM_DIR = REPO_ROOT / "deploy" / "prometheus"
 ALERTS = {"KevolveEvaluatorPoolDown", "KevolveNoEvaluators", "KevolveQueueLagGrowing",

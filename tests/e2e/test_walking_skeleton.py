@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kevolve.cli.client import TERMINAL, JobClient
-from kevolve.cli.launcher import LocalSystem, start_system
+from kevolve.client.jobclient import TERMINAL, JobClient
+from kevolve.client.launcher import LocalSystem, start_system
 from kevolve.config import REPO_ROOT
 from kevolve.v1 import common_pb2, job_pb2
 
@@ -119,7 +119,7 @@ def test_spec_over_grpc_comes_back_as_a_verified_kernel(system: LocalSystem, tmp
 
     # The CLI a user runs: status, best -o, and why the kernel was written (prompt, KB docs).
     def cli(*args: str) -> str:
-        done = subprocess.run([sys.executable, "-m", "kevolve.cli.main", *args, "--target", system.grpc_target],
+        done = subprocess.run([sys.executable, "-m", "kevolve.client.main", *args, "--target", system.grpc_target],
                               env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "COLUMNS": "200"},
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr[-2000:]
@@ -163,7 +163,7 @@ def test_killed_evaluator_loses_no_work(system: LocalSystem) -> None:
     assert evaluator.process is not None
     os.killpg(evaluator.process.pid, signal.SIGKILL)
     evaluator.process.wait()
-    assert system.supervise_once() == ["evaluator-cpu"]  # a fresh evaluator, as Kubernetes would start
+    assert [e.name for e in system.supervise_once()] == ["evaluator-cpu"]  # a fresh one, as Kubernetes would start
 
     job = wait_for_end(client, job.job_id, timeout_s=300)
     assert job.state == job_pb2.SUCCEEDED, job
@@ -173,7 +173,7 @@ def test_killed_evaluator_loses_no_work(system: LocalSystem) -> None:
 
 
 def test_bad_spec_is_rejected_with_the_python_error(system: LocalSystem, tmp_path: Path) -> None:
-    from kevolve.cli.client import ClientError
+    from kevolve.client.jobclient import ClientError
 
     broken = tmp_path / "broken.py"
     broken.write_text("import torch\nimport no_such_module_xyz\nclass Model: pass\n"

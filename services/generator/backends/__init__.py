@@ -1,12 +1,10 @@
-"""Generator backends and the factory that picks one from the settings.
+"""Generator backends (``offline``: the template operator; ``openai``: any OpenAI-compatible
+endpoint) and the factory that builds the one the settings name.
 
-The openai backend lives in `openai_backend.py` (written separately) and is imported only
-when asked for, so the offline default needs no LLM client. It must expose
-`build(settings: GeneratorSettings, common: CommonSettings) -> Backend`.
+Each backend is imported only when chosen, so an offline generator never loads the LLM
+client and an LLM generator never loads the tracer and templates.
 """
 from __future__ import annotations
-
-import importlib
 
 from kevolve.config import CommonSettings
 from services.generator.backends.base import Backend, Generation
@@ -16,21 +14,12 @@ __all__ = ["Backend", "Generation", "build_backend"]
 
 
 def build_backend(settings: GeneratorSettings, common: CommonSettings) -> Backend:
-    kind = settings.resolved_backend()
-    if kind == "offline":
+    if settings.resolved_backend() == "offline":
         from services.generator.backends.offline import OfflineBackend
 
-        return OfflineBackend(templates_dir=common.kb_dir / "templates", trace_timeout_s=settings.trace_timeout_s)
-    try:
-        module = importlib.import_module("services.generator.backends.openai_backend")
-    except ModuleNotFoundError as exc:
-        if exc.name != "services.generator.backends.openai_backend":
-            raise
-        raise ValueError(
-            "KEVOLVE_GENERATOR_BACKEND=openai, but this build has no openai backend "
-            "(services/generator/backends/openai_backend.py); use backend=offline"
-        ) from exc
-    if not hasattr(module, "build"):
-        raise ValueError("services/generator/backends/openai_backend.py defines no build(settings, common)")
-    backend: Backend = module.build(settings, common)
-    return backend
+        return OfflineBackend(templates_dir=common.kb_dir / "templates", trace_timeout_s=settings.trace_timeout_s,
+                              scratch_dir=settings.scratch_dir, isolation=settings.isolation,
+                              trace_memory_mb=settings.trace_memory_mb)
+    from services.generator.backends.openai_backend import OpenAIBackend
+
+    return OpenAIBackend(settings)

@@ -10,24 +10,29 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
+import shutil
 import sys
+import tempfile
+import uuid
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from kevolve.config import REPO_ROOT
+from kevolve.exec import sandbox
 from kevolve.specfile import SpecError, check_outline
 from kevolve.v1 import work_pb2
 from services.generator.backends.base import Generation
+from services.generator.backends.general import GeneralLowering, search_space
 from services.generator.offline.families import BUILDERS
 from services.generator.offline.lower import Program, lower
 from services.generator.offline.ops import Unsupported
 from services.generator.offline.specparts import spec_parts
 from services.generator.offline.templates import Template, load_templates
 from services.generator.offline.tuning import choose
+from services.generator.tracer import RESULT_FILE as TRACE_RESULT_FILE
+from services.generator.tracer import TraceResult
 
 log = structlog.get_logger("generator.offline")
 
@@ -37,58 +42,58 @@ class TraceError(RuntimeError):
 
 
 class TraceWorker:
-    """A warm `python -m services.generator.tracer --serve` child, one request at a time.
+    """Traces a spec in the sandbox: one fresh contained child per spec (results are cached
+    per spec source, so a job traces once).
 
-    torch is imported once per worker rather than once per spec. A request that times out
-    or kills the child (a hanging or crashing spec) costs only that worker: it is killed
-    and the next request starts a fresh one.
+    The spec is user code: the child gets no network, an environment built from nothing and
+    a filesystem view holding only the Python environment and a scratch directory of the
+    tenant's own (``kevolve.exec.sandbox``). A fresh process per trace means nothing one spec
+    leaves behind (patched modules, threads) meets the next one.
     """
 
-    def __init__(self, timeout_s: float) -> None:
+    def __init__(self, timeout_s: float, scratch_dir: Path, memory_mb: int = 4096,
+                 isolation: sandbox.Isolation = "required") -> None:
         self.timeout_s = timeout_s
-        self.proc: asyncio.subprocess.Process | None = None
-        self.lock = asyncio.Lock()
+        self.scratch_dir = scratch_dir
+        self.memory_mb = memory_mb
+        self.isolation = isolation
 
-    async def _start(self) -> asyncio.subprocess.Process:
-        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        return await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "services.generator.tracer", "--serve",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-            env=env, cwd=str(REPO_ROOT), start_new_session=True, limit=64 * 1024 * 1024,
-        )
+    async def trace(self, source: str, sizes: dict[str, int], tenant: str = "default") -> dict[str, Any]:
+        return await asyncio.to_thread(self._trace, source, sizes, tenant)
 
-    async def trace(self, source: str, sizes: dict[str, int]) -> dict[str, Any]:
-        async with self.lock:
-            if self.proc is None or self.proc.returncode is not None:
-                self.proc = await self._start()
-            proc = self.proc
-            assert proc.stdin is not None and proc.stdout is not None
+    def _trace(self, source: str, sizes: dict[str, int], tenant: str) -> dict[str, Any]:
+        work = sandbox.tenant_dir(self.scratch_dir, tenant) / uuid.uuid4().hex
+        work.mkdir(parents=True)
+        try:
+            (work / "request.json").write_text(json.dumps({"source": source, "sizes": sizes}))
             try:
-                proc.stdin.write((json.dumps({"source": source, "sizes": sizes}) + "\n").encode())
-                await proc.stdin.drain()
-                line = await asyncio.wait_for(proc.stdout.readline(), timeout=self.timeout_s)
-            except TimeoutError:
-                await self._kill()
-                raise TraceError(f"tracing the spec took longer than {self.timeout_s:.0f}s (cut off)") from None
-            except (BrokenPipeError, ConnectionResetError):
-                line = b""
-            if not line:
-                await self._kill()
-                raise TraceError("the tracer process died while running the spec (crash or exit in spec code)")
-        result: dict[str, Any] = json.loads(line.decode())
-        if not result.get("ok"):
-            raise TraceError(result.get("error") or "tracer failed without a message")
-        return result
-
-    async def _kill(self) -> None:
-        if self.proc is not None and self.proc.returncode is None:
-            self.proc.kill()
-            await self.proc.wait()
-        self.proc = None
+                run = sandbox.run(
+                    [sys.executable, "-m", "services.generator.tracer", "request.json"],
+                    scratch=work,
+                    limits=sandbox.Limits(timeout_s=self.timeout_s, memory_mb=self.memory_mb, max_procs=32),
+                    env={"PYTHONPATH": sandbox.child_pythonpath(), "TRITON_INTERPRET": "1",
+                         "OMP_NUM_THREADS": "1"},
+                    isolation=self.isolation,
+                )
+            except sandbox.IsolationUnavailable as exc:
+                raise TraceError(str(exc)) from exc
+            if run.killed_for == "timeout":
+                raise TraceError(f"tracing the spec took longer than {self.timeout_s:.0f}s (cut off)")
+            if run.killed_for:
+                raise TraceError(f"tracing the spec was stopped: it passed the {run.killed_for} limit")
+            result = TraceResult.read(work / TRACE_RESULT_FILE)
+            if result is None:
+                # The tail is the child's own output: what the spec printed and its traceback.
+                tail = " | ".join(run.log_tail.strip().splitlines()[-3:]) or "no output"
+                raise TraceError(f"the tracer process died while running the spec (exit {run.returncode}): {tail}")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        if not result.ok:
+            raise TraceError((result.failure.reason if result.failure else "") or "tracer failed without a message")
+        return result.traced
 
     async def close(self) -> None:
-        async with self.lock:
-            await self._kill()
+        """Nothing stays running between traces."""
 
 
 def traced_op_names(traced: dict[str, Any]) -> list[str]:
@@ -104,28 +109,36 @@ def traced_op_names(traced: dict[str, Any]) -> list[str]:
 class OfflineBackend:
     name = "offline"
 
-    def __init__(self, templates_dir: Path, trace_timeout_s: float = 60.0, cache_size: int = 64) -> None:
+    def __init__(self, templates_dir: Path, trace_timeout_s: float = 60.0, cache_size: int = 64,
+                 scratch_dir: Path | None = None, isolation: sandbox.Isolation = "required",
+                 trace_memory_mb: int = 4096) -> None:
         self.templates_dir = templates_dir
         self.trace_timeout_s = trace_timeout_s
         self._traces: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._cache_size = cache_size
         self._locks: dict[str, asyncio.Lock] = {}
-        self._worker = TraceWorker(trace_timeout_s)
+        scratch = scratch_dir or Path(tempfile.gettempdir()) / "kevolve-generator"
+        self._worker = TraceWorker(trace_timeout_s, scratch, memory_mb=trace_memory_mb, isolation=isolation)
+        # Every spec no template serves goes through the general lowering.
+        self._general = GeneralLowering(scratch, timeout_s=max(trace_timeout_s, 120.0), memory_mb=trace_memory_mb,
+                                        isolation=isolation)
         load_templates(templates_dir)  # a malformed template fails at startup, not mid-job
+        self._general_space = search_space(templates_dir.parent)
 
     async def aclose(self) -> None:
         await self._worker.close()
 
-    async def _trace(self, source: str) -> dict[str, Any]:
+    async def _trace(self, source: str, tenant: str = "default") -> dict[str, Any]:
         outline = check_outline(source)
         sizes = outline.cpu_sizes
-        key = hashlib.sha256(source.encode() + json.dumps(sizes, sort_keys=True).encode()).hexdigest()
+        # Per tenant: one tenant's trace of a spec is never served to another.
+        key = hashlib.sha256(json.dumps([tenant, source, sorted(sizes.items())]).encode()).hexdigest()
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:  # concurrent expansions of one job trace once
             if key in self._traces:
                 self._traces.move_to_end(key)
                 return self._traces[key]
-            traced = await self._worker.trace(source, sizes)
+            traced = await self._worker.trace(source, sizes, tenant)
             self._traces[key] = traced
             while len(self._traces) > self._cache_size:
                 self._traces.popitem(last=False)
@@ -148,18 +161,23 @@ class OfflineBackend:
 
     async def generate(self, request: work_pb2.GenerateRequest, prompt: str, spec_source: str,
                        parent_code: str | None) -> Generation:
+        tenant = request.expand.tenant or "default"
         try:
-            traced = await self._trace(spec_source)
-        except (SpecError, TraceError) as exc:
-            return Generation(code=None, error=f"offline: cannot trace the spec: {exc}")
+            traced = await self._trace(spec_source, tenant)
+        except SpecError as exc:
+            return Generation(code=None, error=f"offline: cannot use the spec: {exc}")
+        except TraceError as exc:
+            if not str(exc).startswith("torch.fx cannot trace"):
+                return Generation(code=None, error=f"offline: cannot trace the spec: {exc}")
+            # fx cannot follow this forward; torch.export may (the general lowering says why if not).
+            return await self._general_program(request, spec_source, "")
         templates, program, why = self.matching(traced)
-        ops = ", ".join(dict.fromkeys(traced_op_names(traced))) or "none"
         if not templates:
-            return Generation(code=None, error=f"offline: unrecognized spec ({why}); traced ops: {ops}")
+            return await self._general_program(request, spec_source, why)
         try:
             parts = spec_parts(spec_source)
         except (Unsupported, SyntaxError) as exc:
-            return Generation(code=None, error=f"offline: {exc}")
+            return await self._general_program(request, spec_source, str(exc))
         errors = []
         remaining = list(templates)
         while remaining:
@@ -177,7 +195,18 @@ class OfflineBackend:
                 remaining.remove(template)
                 continue
             return Generation(code=code, tunables={"template": template.name, **tunables})
-        return Generation(code=None, error="offline: matching templates cannot serve this spec: " + "; ".join(errors))
+        return await self._general_program(request, spec_source, "; ".join(errors))
+
+    async def _general_program(self, request: work_pb2.GenerateRequest, spec_source: str, why: str) -> Generation:
+        """The general lowering's kernel program for a spec no template serves: its tunables
+        moved from the parent's, one knob at a time, as the template search moves them."""
+        _, tuned = choose([self._general_space], request)
+        code, error, details = await self._general.generate(spec_source, request.expand.spec_name or "spec",
+                                                            request.expand.tenant or "default", tuned=tuned)
+        if code is None:
+            no_template = f"no template serves it ({why}); " if why else ""
+            return Generation(code=None, error=f"offline: {no_template}{error}")
+        return Generation(code=code, tunables={"template": "general", **tuned})
 
     def render(self, template: Template, tunables: dict[str, str], traced: dict[str, Any], spec_source: str,
                parts: Any) -> str:

@@ -26,10 +26,9 @@ from prometheus_client import Counter
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from kevolve import promptdoc
-from kevolve.config import CommonSettings
+from kevolve.modelchoice import model_for, observations_from_nodes
 from kevolve.v1 import work_pb2
 from services.generator.backends.base import Generation
-from services.generator.bandit import choose_model, observations_from_nodes
 from services.generator.config import GeneratorSettings
 
 log = structlog.get_logger("generator.openai")
@@ -166,12 +165,9 @@ class OpenAIBackend:
         expand = request.expand
         if expand.model:
             return expand.model
-        models = self.settings.openai_models
-        if len(models) == 1:
-            return models[0]
         history = [expand.parent, *expand.ancestors, *expand.siblings, *expand.elites]
-        return choose_model(models, observations_from_nodes(history), method=self.settings.openai_bandit,
-                            seed=expand.seed ^ zlib.crc32(expand.expansion_id.encode()))
+        return model_for(self.settings.openai_models, observations_from_nodes(history),
+                         method=self.settings.openai_bandit, seed=expand.seed ^ zlib.crc32(expand.expansion_id.encode()))
 
     def price(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
         table = self.settings.openai_prices
@@ -262,8 +258,3 @@ def _short(exc: openai.APIStatusError) -> str:
     error = body.get("error")
     message = body.get("message") or (error.get("message") if isinstance(error, dict) else error)
     return str(message or exc.message)[:500]
-
-
-def build(settings: GeneratorSettings, common: CommonSettings) -> OpenAIBackend:
-    """Factory used by services.generator.backends.build_backend."""
-    return OpenAIBackend(settings)

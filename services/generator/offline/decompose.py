@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.generator.offline.ir import Value
 from services.generator.offline.ops import BINARY, IDENTITY, UNARY, Unsupported
 
 _REDUCE_NAMES = {"sum": "sum", "amax": "max", "amin": "min", "max": "max", "min": "min"}
@@ -260,6 +261,4 @@ class Decompose:
         return self.heavy_op("conv1d", node, x, w, b, conv=conv)
 
     def value_cls(self) -> Any:
-        from services.generator.offline.lower import Value
-
         return Value

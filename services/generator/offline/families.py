@@ -100,7 +100,7 @@ def _streaming(loads: dict[str, str], tunables: dict[str, str], read_mostly: boo
     ``auto`` asks for it where the kernel reads far more than it writes (a row reduction):
     on the H100 that took row sum/max of 8192x4096 fp16 from 0.0326 to 0.0278 ms, while
     kernels writing as much as they read were 0.2-1% slower with it
-    (bench/results/template_sweep_h100_evict.md)."""
+    (docs/measurements/2026-11-23-suite-cuda-h100/template_sweep_h100_evict.md)."""
     mode = tunables.get("EVICT", "normal")
     if mode == "normal" or (mode == "auto" and not read_mostly):
         return loads

@@ -77,7 +77,8 @@ def _request(seed: int = 3, parent: dict[str, str] | None = None, siblings: list
 
 async def test_untraceable_and_hanging_specs_get_plain_errors(backend: OfflineBackend) -> None:
     gen = await backend.generate(_request(), "", DATA_DEPENDENT, None)
-    assert gen.code is None and "torch.fx cannot trace" in gen.error
+    # Neither tracer can follow a branch on tensor data; the error names the line.
+    assert gen.code is None and "depends on tensor values" in gen.error and "line 9" in gen.error
     backend._worker.timeout_s = 3
     gen = await backend.generate(_request(), "", HANGS, None)
     assert gen.code is None and "longer than 3s" in gen.error

@@ -13,7 +13,7 @@ import pytest
 from kevolve import subjects
 from kevolve.bus import Bus, Delivery
 from kevolve.config import REPO_ROOT, CommonSettings
-from kevolve.natsd import free_port
+from kevolve.client.natsd import free_port
 from kevolve.objstore import LocalStore
 from kevolve.v1 import common_pb2, work_pb2
 
@@ -116,7 +116,7 @@ async def test_candidate_arrives_with_code_in_store(settings: CommonSettings, st
     assert good.diagnosis.category == "first_draft" and list(good.retrieved_docs) == ["samples/softmax"]
 
     bad = got["exp-2"]
-    assert bad.code_key == "" and "unrecognized" in bad.error and "fft" in bad.error
+    assert bad.code_key == "" and "no kernel lowering" in bad.error and "fft" in bad.error
 
     with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as response:
         metrics = response.read().decode()

@@ -1,0 +1,20 @@
+"""Materialised transpose of a half-precision matrix."""
+
+import torch
+import torch.nn as nn
+
+rows = 8192
+cols = 12288
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x.t().contiguous()
+
+
+def get_inputs():
+    return [torch.randn(rows, cols, dtype=torch.float16)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,30 @@
+"""nn.ConvTranspose3d kernel 5, stride 1, padding 1, output_padding 0, dilation 1, groups 1, float32 (random spec, seed 2026)."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 14
+in_channels = 464
+out_channels = 256
+depth = 16
+height = 14
+width = 24
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels):
+        super().__init__()
+        self.deconv = nn.ConvTranspose3d(in_channels, out_channels, 5, stride=1, padding=1,
+                                       output_padding=0, groups=1, bias=False,
+                                       dilation=1, dtype=torch.float32)
+
+    def forward(self, x):
+        return self.deconv(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_channels, depth, height, width, dtype=torch.float32)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels]

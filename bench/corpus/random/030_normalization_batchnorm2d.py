@@ -1,0 +1,26 @@
+"""BatchNorm2d (running stats), affine=True (random spec, seed 2026)."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 32
+channels = 121
+height = 216
+width = 66
+
+
+class Model(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.norm = nn.BatchNorm2d(channels, eps=0.001, affine=True)
+
+    def forward(self, x):
+        return self.norm(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, channels, height, width) * 2 + 0.5]
+
+
+def get_init_inputs():
+    return [channels]

@@ -1,0 +1,20 @@
+"""Exclusive cumsum along batch_size of a 2D tensor (random spec, seed 2026)."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 1112
+dim = 8192
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, dim=0) - x
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []

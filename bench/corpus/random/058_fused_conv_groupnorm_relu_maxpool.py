@@ -1,0 +1,32 @@
+"""Fused chain: Conv2d 3x3 -> groupnorm -> relu -> maxpool (random spec, seed 2026)."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 32
+in_channels = 128
+out_channels = 128
+height = width = 96
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, 3, padding=1, bias=False)
+        self.norm = nn.GroupNorm(4, out_channels)
+
+    def forward(self, x):
+        y = self.conv(x)
+        y = self.norm(y)
+        y = torch.relu(y)
+        y = F.max_pool2d(y, 2)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_channels, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels]

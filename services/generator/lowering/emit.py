@@ -1,0 +1,239 @@
+"""Write the candidate module: kernels, and a ``ModelNew`` whose forward only allocates,
+makes inputs contiguous and launches.
+
+``ModelNew`` derives from the spec's own constructor (``specinit``) and, once built, checks
+which captured case its attributes and parameter shapes belong to; a module built with
+arguments no case was captured for refuses at construction, naming the attribute. Its
+forward dispatches on the input shapes and dtypes to that case's launch sequence; a shape
+no case was captured for raises an error listing the shapes it serves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.generator.lowering.ir import Buffer, HostValue, RuntimeScalar
+from services.generator.lowering.kernels import HostLoop, Kernel
+from services.generator.lowering.lower import LoweredCase, attr_path
+from services.generator.lowering.mathlib import helper_source
+from services.generator.lowering.schema import Capture
+from services.generator.lowering.specinit import SpecInit
+
+HEADER = '''"""Kernel program written by kevolve's offline generator for the spec {name!r}.
+
+Each kernel below computes one stored value of the captured computation; ModelNew's forward
+allocates the buffers and launches them in order for the shapes it was built for.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+'''
+
+
+def _binds_only(statement: str, names: set[str]) -> bool:
+    """Whether an import statement binds nothing beyond ``names`` (the header has those)."""
+    import ast
+
+    node = ast.parse(statement).body[0]
+    assert isinstance(node, (ast.Import, ast.ImportFrom))
+    bound = {(a.asname or a.name).split(".")[0] for a in node.names}
+    return bound <= names
+
+
+def _torch_dtype(dtype: str) -> str:
+    return f"torch.{dtype}"
+
+
+def _launch(kernel: Kernel, name: str, allocated: set[str]) -> str:
+    args = []
+    for a in kernel.args:
+        if isinstance(a, Buffer):
+            # An optional output nobody reads was never allocated: the kernel does not write
+            # it (its flag is off), so any valid pointer serves.
+            args.append(a.name if a.name in allocated else kernel.outputs[0].name)
+        elif isinstance(a, HostValue):
+            args.append(a.code)
+        else:
+            args.append("self" + attr_path(a.attr))
+    meta = []
+    for key in kernel.gpu.meta:
+        g, c = kernel.gpu.meta[key], kernel.cpu.meta[key]
+        meta.append(f"{key}={g}" if g == c else f"{key}={g} if gpu else {c}")
+    grid = f"{kernel.gpu.grid}" if kernel.gpu.grid == kernel.cpu.grid else f"({kernel.gpu.grid} if gpu else {kernel.cpu.grid})"
+    stages = f", num_stages={kernel.gpu.num_stages}" if kernel.gpu.num_stages else ""
+    return f"{name}[{grid}]({', '.join(args + meta)}, num_warps={kernel.gpu.num_warps}{stages})"
+
+
+def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signature: str) -> list[str]:
+    lines = [f"    def _kv_run{index}(self, {signature}):" if signature else f"    def _kv_run{index}(self):"]
+    body: list[str] = []
+    first_input = next((s for s in lowered.sources if s.kind == "input"), None)
+    device = f"{first_input.code}.device" if first_input else "next(self.parameters()).device"
+    body.append(f"dev = {device}")
+    body.append('gpu = dev.type == "cuda"')
+    constants = [src for src in lowered.sources if src.kind == "constant"]
+    if constants:
+        # Built once per device: a tensor made from a Python list costs a host-to-device
+        # copy on every call otherwise.
+        body.append(f"consts = self._kv_consts.get(({index}, dev))")
+        body.append("if consts is None:")
+        built = []
+        for src in constants:
+            shape = ", ".join(str(s) for s in src.buffer.shape)
+            built.append(f"torch.tensor({src.values!r}, dtype={_torch_dtype(src.buffer.dtype)}, "
+                         f"device=dev).view(({shape}{',' if len(src.buffer.shape) == 1 else ''}))")
+        body.append(f"    consts = ({', '.join(built)},)")
+        body.append(f"    self._kv_consts[({index}, dev)] = consts")
+        body.append(f"{', '.join(src.buffer.name for src in constants)}, = consts")
+    for src in lowered.sources:
+        if src.kind != "constant":
+            body.append(f"{src.buffer.name} = {src.code}.contiguous()")
+    for buf in lowered.temporaries:
+        shape = ", ".join(str(s) for s in buf.shape)
+        body.append(f"{buf.name} = torch.empty(({shape}{',' if len(buf.shape) == 1 else ''}), "
+                    f"dtype={_torch_dtype(buf.dtype)}, device=dev)")
+    allocated = {b.name for b in lowered.temporaries} | {s.buffer.name for s in lowered.sources}
+    body.extend(_steps(lowered.kernels, names, allocated))
+    outs = [b.name for b in lowered.outputs]
+    structure = lowered.case.out_structure
+    if structure == "single":
+        body.append(f"return {outs[0]}")
+    elif structure == "tuple":
+        body.append(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+    else:
+        body.append(f"return [{', '.join(outs)}]")
+    return lines + ["        " + line for line in body]
+
+
+def _steps(steps: list[Kernel | HostLoop], names: dict[int, str], allocated: set[str]) -> list[str]:
+    lines: list[str] = []
+    for step in steps:
+        if isinstance(step, HostLoop):
+            order = f"range({step.count} - 1, -1, -1)" if step.reverse else f"range({step.count})"
+            lines.append(f"for {step.var} in {order}:")
+            lines.extend("    " + line for line in _steps(step.body, names, allocated))
+        else:
+            lines.append(_launch(step, names[id(step)], allocated))
+    return lines
+
+
+def all_kernels(steps: list[Kernel | HostLoop]) -> list[Kernel]:
+    out: list[Kernel] = []
+    for step in steps:
+        out.extend(all_kernels(step.body) if isinstance(step, HostLoop) else [step])
+    return out
+
+
+def _case_test(lowered: LoweredCase, spec: SpecInit) -> str:
+    conds = []
+    n_inputs = sum(1 for ph in lowered.case.placeholders if ph.kind == "input")
+    if spec.forward_vararg:
+        conds.append(f"len({spec.forward_vararg}) == {n_inputs - len(spec.forward_params)}")
+    for ph in lowered.case.placeholders:
+        if ph.kind != "input":
+            continue
+        name = spec.input_code(ph.position)
+        if ph.meta is None:
+            conds.append(f"{name} == {ph.value!r}")
+        else:
+            conds.append(f"tuple({name}.shape) == {tuple(ph.meta.shape)!r}")
+            conds.append(f"{name}.dtype == {_torch_dtype(ph.meta.dtype)}")
+    return " and ".join(conds) or "True"
+
+
+def render(spec_name: str, spec: SpecInit, capture: Capture, lowered: list[LoweredCase]) -> str:
+    out = [HEADER.format(name=spec_name)]
+    out += [line for line in spec.imports if not _binds_only(line, {"torch", "nn", "triton", "tl"})]
+    helpers: set[str] = set()
+    sources: dict[str, str] = {}
+    names: dict[int, str] = {}
+    for case in lowered:
+        for kernel in all_kernels(case.kernels):
+            helpers |= kernel.writer.helpers
+            text = kernel.writer.source({})
+            # Identical kernels (the same shapes in two cases) are written once.
+            key = text.replace(kernel.writer.name, "@")
+            if key not in sources:
+                sources[key] = text
+                names[id(kernel)] = kernel.writer.name
+            else:
+                names[id(kernel)] = sources[key].split("def ", 1)[1].split("(", 1)[0]
+    out.append(helper_source(helpers))
+    out.extend("\n" + text for text in sources.values())
+    out.append("\n" + spec.definitions + "\n")
+    out.append(_model_class(spec, capture, lowered, names))
+    return "\n".join(out)
+
+
+def _call_args(spec: SpecInit) -> str:
+    names = list(spec.forward_params)
+    if spec.forward_vararg:
+        names.append("*" + spec.forward_vararg)
+    return ", ".join(names)
+
+
+def _signature_code(keys: list[str]) -> list[str]:
+    lines = ["    def _kv_signature(self):", "        return {"]
+    for key in keys:
+        lines.append(f"            {key!r}: _kv_plain(self{attr_path(key)}),")
+    lines.append("        }")
+    return lines
+
+
+def _model_class(spec: SpecInit, capture: Capture, lowered: list[LoweredCase], names: dict[int, str]) -> str:
+    params = spec.forward_params
+    keys = sorted({k for case in lowered for k in case.case.signature})
+    signatures = [{k: case.case.signature.get(k) for k in keys} for case in lowered]
+    param_shapes = [{s.code: list(s.buffer.shape) for s in case.sources if s.kind in ("parameter", "buffer")}
+                    for case in lowered]
+    lines = [
+        "",
+        "def _kv_plain(value):",
+        "    return list(value) if isinstance(value, tuple) else value",
+        "",
+        f"_KV_SIGNATURES = {signatures!r}",
+        "",
+        "",
+        f"class ModelNew({spec.base}):",
+        "    def __init__(self, *args, **kwargs):",
+        "        super().__init__(*args, **kwargs)",
+        "        # The cases (shapes) this module's attributes and parameters were captured for.",
+        "        signature = self._kv_signature()",
+        "        self._kv_cases = []",
+        "        self._kv_consts = {}  # constant tensors per (case, device), built on first use",
+        "        for case, expected in enumerate(_KV_SIGNATURES):",
+        "            if all(signature[k] == v for k, v in expected.items()) and self._kv_shapes(case):",
+        "                self._kv_cases.append(case)",
+        "        if not self._kv_cases:",
+        "            differ = [f'{k}={signature[k]!r} (built for {v!r})' for k, v in _KV_SIGNATURES[0].items()",
+        "                      if signature[k] != v]",
+        "            raise ValueError('ModelNew was generated for other constructor arguments: '",
+        "                             + (', '.join(differ) or 'parameter shapes differ'))",
+        "",
+        *_signature_code(keys),
+        "",
+        "    def _kv_shapes(self, case):",
+    ]
+    for i, shapes in enumerate(param_shapes):
+        checks = " and ".join(f"list({code}.shape) == {shape!r}" for code, shape in shapes.items()) or "True"
+        lines.append(f"        if case == {i}:")
+        lines.append(f"            return {checks}")
+    lines.append("        return False")
+    lines.append("")
+    lines.append(f"    def forward(self, {spec.forward_signature}):" if spec.forward_signature else "    def forward(self):")
+    served = []
+    for i, case in enumerate(lowered):
+        test = _case_test(case, spec)
+        lines.append(f"        if {i} in self._kv_cases and {test}:")
+        lines.append(f"            return self._kv_run{i}({_call_args(spec)})")
+        served.append(", ".join(str(tuple(ph.meta.shape)) for ph in case.case.placeholders
+                                if ph.kind == "input" and ph.meta is not None))
+    lines.append(f"        raise ValueError('ModelNew was generated for input shapes ' + {' or '.join(served)!r})")
+    for i, case in enumerate(lowered):
+        lines.append("")
+        lines.extend(_case_method(i, case, names, spec.forward_signature))
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["RuntimeScalar", "render", "Any"]

@@ -1,0 +1,227 @@
+"""Index expressions: how a kernel finds element (i0, i1, ...) of a tensor in memory.
+
+Every value the lowering handles is reached through an index function: a view (permute,
+slice, broadcast, reshape) is only a change of index, so chains of views cost no memory
+traffic. Indices are sympy expressions over symbols with known ranges (a kernel's loop
+variables) and over opaque symbols (an index loaded from memory, for gathers). Division and
+remainder are the two functions below, simplified with those ranges so that common
+reshapes fold back to plain multiply-adds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import sympy
+
+Expr = sympy.Expr
+
+# Upper bounds (exclusive) of range symbols; symbols not here have unknown range.
+_RANGES: dict[sympy.Symbol, int] = {}
+
+
+def range_symbol(name: str, size: int) -> sympy.Symbol:
+    # A Dummy is a symbol of its own at every call: kernels of different programs reuse names
+    # (``x0`` of ``_k0_0_pointwise``) at other sizes, and sympy caches simplifications per
+    # symbol, so a named Symbol would carry one kernel's range into another's indices.
+    sym = sympy.Dummy(name, integer=True, nonnegative=True)
+    _RANGES[sym] = max(1, int(size))
+    return sym
+
+
+def opaque_symbol(name: str) -> sympy.Symbol:
+    """A value known only at run time (a loaded index): never simplified against a range."""
+    return sympy.Symbol(name, integer=True)
+
+
+def bounds(expr: Expr) -> tuple[float, float]:
+    """Inclusive (lo, hi) of ``expr`` over its symbols' ranges; infinite where unknown."""
+    if expr.is_Integer:
+        return int(expr), int(expr)
+    if isinstance(expr, sympy.Symbol):
+        if expr in _RANGES:
+            return 0, _RANGES[expr] - 1
+        return -math.inf, math.inf
+    if isinstance(expr, sympy.Add):
+        lo = hi = 0.0
+        for term in expr.args:
+            a, b = bounds(term)
+            lo, hi = lo + a, hi + b
+        return lo, hi
+    if isinstance(expr, sympy.Mul):
+        lo, hi = 1.0, 1.0
+        for factor in expr.args:
+            a, b = bounds(factor)
+            products = [x * y for x in (lo, hi) for y in (a, b) if not (math.isinf(x) and y == 0)
+                        and not (math.isinf(y) and x == 0)]
+            lo, hi = (min(products), max(products)) if products else (-math.inf, math.inf)
+        return lo, hi
+    if isinstance(expr, FloorDiv):
+        a, b = bounds(expr.args[0])
+        d = int(expr.args[1])
+        return (a // d if not math.isinf(a) else a), (b // d if not math.isinf(b) else b)
+    if isinstance(expr, ModularIndexing):
+        lo, _ = bounds(expr.args[0])
+        return (0, int(expr.args[2]) - 1) if lo >= 0 else (-math.inf, math.inf)
+    return -math.inf, math.inf
+
+
+class FloorDiv(sympy.Function):
+    """``base // divisor`` for a positive constant divisor."""
+
+    is_integer = True
+
+    @classmethod
+    def eval(cls, base: Expr, divisor: Expr) -> Expr | None:  # type: ignore[override]
+        if not divisor.is_Integer:
+            return None
+        d = int(divisor)
+        if d == 1:
+            return base
+        if base.is_Integer:
+            return sympy.Integer(int(base) // d)
+        lo, hi = bounds(base)
+        if lo >= 0 and hi < d:
+            return sympy.Integer(0)
+        if isinstance(base, sympy.Add):
+            # (a*d + b) // d == a + b // d when every term of the rest is a multiple of d
+            # or the remaining part stays within [0, d).
+            whole, rest = [], []
+            for term in base.args:
+                coeff, _ = term.as_coeff_Mul()
+                (whole if coeff.is_Integer and int(coeff) % d == 0 else rest).append(term)
+            if whole:
+                rest_expr = sympy.Add(*rest)
+                lo, hi = bounds(rest_expr)
+                if lo >= 0 and hi < d:
+                    return sympy.Add(*[t / d for t in whole])
+        if isinstance(base, sympy.Mul):
+            coeff, other = base.as_coeff_Mul()
+            if coeff.is_Integer and int(coeff) % d == 0:
+                return (int(coeff) // d) * other
+        if isinstance(base, FloorDiv) and base.args[1].is_Integer:
+            return FloorDiv(base.args[0], int(base.args[1]) * d)
+        return None
+
+
+class ModularIndexing(sympy.Function):
+    """``(base // divisor) % modulus`` for positive constants."""
+
+    is_integer = True
+    is_nonnegative = True
+
+    @classmethod
+    def eval(cls, base: Expr, divisor: Expr, modulus: Expr) -> Expr | None:  # type: ignore[override]
+        if not (divisor.is_Integer and modulus.is_Integer):
+            return None
+        d, m = int(divisor), int(modulus)
+        if m == 1:
+            return sympy.Integer(0)
+        if base.is_Integer:
+            return sympy.Integer((int(base) // d) % m)
+        lo, hi = bounds(base)
+        if lo >= 0 and hi < d * m:
+            return FloorDiv(base, d)
+        if isinstance(base, sympy.Add):
+            # Terms that are multiples of d*m do not change the result.
+            kept = []
+            for term in base.args:
+                coeff, _ = term.as_coeff_Mul()
+                if not (coeff.is_Integer and int(coeff) % (d * m) == 0):
+                    kept.append(term)
+            if len(kept) < len(base.args):
+                return ModularIndexing(sympy.Add(*kept), d, m)
+        return None
+
+
+def fold(expr: Expr) -> Expr:
+    """Undo split-then-join index arithmetic: ``c*((a // s) % m) + c*m*(a // (s*m))`` is
+    ``c*(a // s)`` (and ``a // 1`` is ``a``), so a reshape followed by its inverse (heads
+    split out of a batch and joined back) reads as the plain index it is."""
+    expr = sympy.sympify(expr)
+    if not isinstance(expr, sympy.Add):
+        return expr
+    terms = [t.as_coeff_Mul() for t in expr.args]
+    changed = True
+    while changed:
+        changed = False
+        for i, (c1, t1) in enumerate(terms):
+            if not isinstance(t1, ModularIndexing):
+                continue
+            a, s, m = t1.args
+            target = FloorDiv(a, int(s) * int(m))
+            for j, (c2, t2) in enumerate(terms):
+                if j != i and t2 == target and c2 == c1 * m:
+                    merged = (c1, FloorDiv(a, int(s)))
+                    terms = [t for k, t in enumerate(terms) if k not in (i, j)] + [merged]
+                    changed = True
+                    break
+            if changed:
+                break
+    return sympy.Add(*[c * t for c, t in terms])
+
+
+def contiguous_strides(shape: Sequence[int]) -> list[int]:
+    strides, acc = [], 1
+    for size in reversed(shape):
+        strides.append(acc)
+        acc *= max(1, int(size))
+    return list(reversed(strides))
+
+
+def linear(index: Sequence[Expr], shape: Sequence[int]) -> Expr:
+    """Offset of ``index`` in a contiguous tensor of ``shape``."""
+    return sympy.Add(*[i * s for i, s in zip(index, contiguous_strides(shape), strict=True)]) if index \
+        else sympy.Integer(0)
+
+
+def delinearize(flat: Expr, shape: Sequence[int]) -> list[Expr]:
+    """The multi-index of position ``flat`` in a contiguous tensor of ``shape``."""
+    strides = contiguous_strides(shape)
+    return [ModularIndexing(flat, s, max(1, int(n))) if n != 1 else sympy.Integer(0)
+            for s, n in zip(strides, shape, strict=True)]
+
+
+def numel(shape: Sequence[int]) -> int:
+    return math.prod(int(s) for s in shape)
+
+
+class Printer:
+    """Prints an index expression as Triton code, given the code name of each symbol."""
+
+    def __init__(self, names: dict[sympy.Symbol, str]) -> None:
+        self.names = names
+
+    def __call__(self, expr: Expr) -> str:
+        expr = sympy.expand(expr) if not expr.has(FloorDiv, ModularIndexing) else fold(expr)
+        return self.p(expr)
+
+    def p(self, expr: Expr) -> str:
+        if expr.is_Integer:
+            return str(int(expr))
+        if isinstance(expr, sympy.Symbol):
+            return self.names[expr]
+        if isinstance(expr, sympy.Add):
+            terms = sorted(expr.args, key=sympy.default_sort_key)
+            out = self.p(terms[0])
+            for term in terms[1:]:
+                coeff, rest = term.as_coeff_Mul()
+                if coeff.is_Integer and int(coeff) < 0:
+                    out += f" - {self.p(-term)}"
+                else:
+                    out += f" + {self.p(term)}"
+            return f"({out})"
+        if isinstance(expr, sympy.Mul):
+            coeff, rest = expr.as_coeff_Mul()
+            factors = [self.p(f) for f in sympy.Mul.make_args(rest)]
+            if coeff != 1:
+                factors.insert(0, str(int(coeff)) if coeff.is_Integer else f"({coeff})")
+            return "(" + " * ".join(factors) + ")"
+        if isinstance(expr, FloorDiv):
+            return f"({self.p(expr.args[0])} // {int(expr.args[1])})"
+        if isinstance(expr, ModularIndexing):
+            base, d, m = expr.args
+            inner = self.p(base) if int(d) == 1 else f"({self.p(base)} // {int(d)})"
+            return f"({inner} % {int(m)})"
+        raise NotImplementedError(f"cannot print index expression {expr}")

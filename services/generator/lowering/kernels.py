@@ -1,0 +1,182 @@
+"""Kernels the lowering writes itself: storing a value (pointwise) and reducing one.
+
+Both iterate over their output's elements in flat order, one block per program; the index
+symbols of each output dimension are derived from the flat position, so any value (views,
+broadcasts, gathers) can be read at them. A reduction also walks the reduced elements in
+chunks, in a loop. Launch shapes are fixed per device: small blocks and several warps on a
+GPU, large blocks under the interpreter (each program there costs interpreter overhead).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import sympy
+
+from services.generator.lowering import tunables
+from services.generator.lowering.indexing import linear, numel, range_symbol
+from services.generator.lowering.ir import Buffer, HostValue, KernelWriter, RuntimeScalar, Value
+
+Combine = Callable[[KernelWriter, str, str], str]
+
+
+@dataclass
+class LaunchShape:
+    grid: tuple[int, ...]
+    meta: dict[str, int]
+    num_warps: int = 4
+    num_stages: int = 0  # 0: Triton's default
+
+
+@dataclass
+class HostLoop:
+    """Kernels launched once per step of a loop the wrapper runs (a recurrent layer's time
+    steps): ``for var in range(count)`` (or counting down), the kernels reading ``var`` as a
+    HostValue argument."""
+
+    var: str
+    count: int
+    reverse: bool
+    body: list[Kernel | HostLoop] = field(default_factory=list)
+
+
+@dataclass
+class Kernel:
+    writer: KernelWriter
+    args: list[Buffer | RuntimeScalar | HostValue]  # run-time arguments, in parameter order
+    gpu: LaunchShape
+    cpu: LaunchShape
+    outputs: list[Buffer] = field(default_factory=list)
+
+
+def pow2(n: int) -> int:
+    return 1 << max(0, (int(n) - 1).bit_length())
+
+
+def kernel_args(writer: KernelWriter) -> list[Buffer | RuntimeScalar | HostValue]:
+    """The kernel's run-time arguments in parameter order: buffers, attribute scalars and
+    host-computed integers."""
+    order: dict[str, Buffer | RuntimeScalar | HostValue] = {pname: buf for buf, pname in writer.buffers.values()}
+    order.update({pname: scalar for scalar, pname in writer.scalars.items()})
+    return [order[p.name] for p in writer.params if p.kind in ("ptr", "scalar")]
+
+
+def out_symbols(k: KernelWriter, shape: Sequence[int], flat: str, prefix: str) -> list[sympy.Expr]:
+    """Index symbols of each dimension of ``shape``, defined from the flat position ``flat``."""
+    symbols: list[sympy.Expr] = []
+    stride = 1
+    strides = []
+    for size in reversed(shape):
+        strides.append(stride)
+        stride *= max(1, int(size))
+    strides.reverse()
+    for d, (size, st) in enumerate(zip(shape, strides, strict=True)):
+        if size == 1:
+            symbols.append(sympy.Integer(0))
+            continue
+        sym = range_symbol(f"{prefix}{d}_{k.name}", size)
+        name = f"{prefix}{d}"
+        code = flat if st == 1 and d == 0 else (f"{flat} % {size}" if st == 1 else
+                                                  f"({flat} // {st})" if d == 0 else f"({flat} // {st}) % {size}")
+        k.line(f"{name} = {code}")
+        k.names[sym] = name
+        symbols.append(sym)
+    return symbols
+
+
+def pointwise_kernel(name: str, value: Value, out: Buffer,
+                     layout: tuple[Sequence[int], int] | None = None) -> Kernel:
+    """``out[i] = value[i]`` for every element of ``value``; with ``layout`` = (strides,
+    offset), element i goes to ``out``'s storage at ``offset + sum i*stride`` instead of
+    its contiguous place (a storage some view addresses)."""
+    k = KernelWriter(name)
+    n = numel(value.shape)
+    block = k.constexpr("BLOCK")
+    k.line("pid = tl.program_id(0)")
+    wide = n >= 2**31
+    k.line(f"xlin = pid.to(tl.int64) * {block} + tl.arange(0, {block})" if wide
+           else f"xlin = pid * {block} + tl.arange(0, {block})")
+    k.line(f"xmask = xlin < {n}")
+    idx = out_symbols(k, value.shape, "xlin", "x")
+    k.aliases[sympy.expand(linear(idx, value.shape))] = "xlin"
+    var = value.load(k, idx, "xmask")
+    if layout is None:
+        k.store(out, linear(idx, value.shape), var, "xmask")
+    else:
+        strides, offset = layout
+        k.store(out, offset + sympy.Add(*[i * s for i, s in zip(idx, strides, strict=True)]), var, "xmask")
+    tuned = tunables.current()
+    gpu_block = min(tuned.pointwise_block, pow2(n))
+    cpu_block = min(16384, pow2(n))
+    return Kernel(k, kernel_args(k), LaunchShape((math.ceil(n / gpu_block),), {"BLOCK": gpu_block}, tuned.num_warps),
+                  LaunchShape((math.ceil(n / cpu_block),), {"BLOCK": cpu_block}, 1), [out])
+
+
+@dataclass
+class ReductionSpec:
+    """One reduction: ``combine`` folds values into an accumulator that starts at ``init``,
+    ``finish`` folds the block's accumulators along axis 1, keeping it ([XBLOCK, 1])."""
+
+    init: str
+    combine: Combine
+    finish: Callable[[KernelWriter, str], str]
+    acc_dtype: str
+
+
+def reduction_kernel(name: str, out: Buffer, kept: Sequence[int], reduced: Sequence[int],
+                     read: Callable[[KernelWriter, list[sympy.Expr], list[sympy.Expr], str], str],
+                     spec: ReductionSpec, passes: int = 1,
+                     between: Callable[[KernelWriter, str, int], None] | None = None) -> Kernel:
+    """``out[x] = reduce_r read(x, r)`` over the ``reduced`` sizes, for each ``kept`` index x.
+
+    ``read(k, x_index, r_index, mask)`` loads the value at output index x, reduced index r.
+    With ``passes`` > 1 the reduced elements are walked again (a variance's second pass);
+    ``between(k, result, pass)`` runs after each pass but the last."""
+    k = KernelWriter(name)
+    xn, rn = numel(kept), numel(reduced)
+    xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
+    k.line("pid = tl.program_id(0)")
+    wide = xn * rn >= 2**31
+    k.line(f"xlin = pid.to(tl.int64) * {xblock} + tl.arange(0, {xblock})[:, None]" if wide
+           else f"xlin = pid * {xblock} + tl.arange(0, {xblock})[:, None]")
+    k.line(f"xmask = xlin < {xn}")
+    xs = out_symbols(k, kept, "xlin", "x")
+    result = ""
+    for p in range(passes):
+        acc = k.fresh("acc")
+        k.line(f"{acc} = tl.full([{xblock}, {rblock}], {spec.init}, tl.{_tl(spec.acc_dtype)})")
+        k.dtypes[acc] = spec.acc_dtype
+        with k.block(f"for roff in range(0, {rn}, {rblock}):"):
+            k.line(f"rlin = roff + tl.arange(0, {rblock})[None, :]")
+            k.line(f"rmask = rlin < {rn}")
+            k.line("mask = xmask & rmask")
+            rs = out_symbols(k, reduced, "rlin", "r")
+            k.aliases[sympy.expand(linear([*xs, *rs], [*kept, *reduced]))] = (
+                f"(xlin * {rn} + rlin)" if rn > 1 else "xlin")
+            value = read(k, xs, rs, "mask")
+            k.line(f"{acc} = tl.where(mask, {spec.combine(k, acc, value)}, {acc})")
+        result = spec.finish(k, acc)
+        if between is not None and p < passes - 1:
+            between(k, result, p)
+    k.line(f"tl.store({k.pointer(out)} + xlin, {k.cast(result, out.dtype)}, mask=xmask)")
+    return Kernel(k, kernel_args(k), *reduction_launch(xn, rn), outputs=[out])
+
+
+def reduction_launch(xn: int, rn: int) -> tuple[LaunchShape, LaunchShape]:
+    """(GPU, interpreter) launch shapes of a reduction of ``xn`` outputs over ``rn`` elements."""
+    gpu_r = min(pow2(rn), 1024)
+    gpu_x = max(1, min(pow2(xn), 4096 // gpu_r))
+    cpu_r = min(pow2(rn), 8192)
+    cpu_x = max(1, min(pow2(xn), 65536 // cpu_r))
+    return (LaunchShape((math.ceil(xn / gpu_x),), {"XBLOCK": gpu_x, "RBLOCK": gpu_r}, 8 if gpu_r >= 512 else 4),
+            LaunchShape((math.ceil(xn / cpu_x),), {"XBLOCK": cpu_x, "RBLOCK": cpu_r}, 1))
+
+
+def _tl(dtype: str) -> str:
+    return {"bool": "int1"}.get(dtype, dtype)
+
+
+def tl_type(dtype: str) -> str:
+    return "tl." + _tl(dtype)

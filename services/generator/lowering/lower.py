@@ -1,0 +1,297 @@
+"""Lower one captured case to a kernel program: the kernels to launch, in order, and the
+buffers they write.
+
+The graph's nodes are lowered in order (``registry.LOWERINGS``). Pointwise work and views
+stay lazy and are computed inside whichever kernel reads them; reductions and the operators
+kept whole become kernels at once. A lazy value read by several consumers is stored once
+when recomputing it would cost more than reading it back. Outputs always end in buffers of
+their own.
+"""
+
+from __future__ import annotations
+
+import itertools
+import keyword
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.generator.lowering import ops_pointwise, ops_reduce, ops_views, rows  # noqa: F401
+from services.generator.lowering.rows import ReductionValue
+from services.generator.lowering import tunables
+from services.generator.lowering.ir import Buffer, HostValue, RuntimeScalar, Stored, Unsupported, Value
+from services.generator.lowering.kernels import HostLoop, Kernel, pointwise_kernel
+from services.generator.lowering.registry import LOWERINGS
+from services.generator.lowering.schema import CapturedCase, Node, TensorMeta
+
+from services.generator.lowering import (ops_attention, ops_conv, ops_heavy, ops_index,  # noqa: F401,E402
+                                         ops_pool, ops_rnn, ops_scan)
+
+# A lazy value read by more than one consumer is stored when it inlines more operators than
+# the tunable FUSE_LIMIT (tunables.py).
+
+
+def attr_path(path: str) -> str:
+    """``layers.0.conv`` -> ``.layers[0].conv``: attribute access code for a module path."""
+    out = ""
+    for part in path.split("."):
+        if part.isdigit():
+            out += f"[{part}]"
+        elif part.isidentifier() and not keyword.iskeyword(part):
+            out += f".{part}"
+        else:
+            raise Unsupported(f"module attribute {path!r} has a part ({part!r}) that is not a Python name")
+    return out
+
+
+@dataclass
+class Source:
+    """How the wrapper obtains a graph input buffer."""
+
+    buffer: Buffer
+    kind: str            # "input", "parameter", "buffer", "constant"
+    code: str            # expression in the wrapper: "x", "self.lin.weight"
+    values: list[Any] = field(default_factory=list)  # a constant's elements
+
+
+@dataclass
+class LoweredCase:
+    case: CapturedCase
+    sources: list[Source]
+    kernels: list[Kernel | HostLoop]  # launch order; a HostLoop repeats its kernels
+    temporaries: list[Buffer]
+    outputs: list[Buffer]
+    scalars: list[RuntimeScalar]
+
+
+class CaseLowerer:
+    def __init__(self, case: CapturedCase, tag: str, input_code: Callable[[int], str]) -> None:
+        self.case = case
+        self.tag = tag
+        self.input_code = input_code
+        self.env: dict[str, Any] = {}
+        self.kernels: list[Kernel | HostLoop] = []
+        self._target: list[list[Kernel | HostLoop]] = [self.kernels]
+        self.temporaries: list[Buffer] = []
+        self.sources: list[Source] = []
+        self.scalars: list[RuntimeScalar] = []
+        self._names = itertools.count()
+        self._kernel_ids = itertools.count()
+        self.users = Counter(ref for node in case.nodes for ref in _refs(node.args) + _refs(node.kwargs))
+        self.users.update(_refs(case.outputs))
+        self.attr_uses = {(u.node, tuple(u.path)): u.attr for u in case.attr_uses}
+        self.nodes = {n.name: n for n in case.nodes}
+        # Attention written as two products around a softmax: one streaming kernel.
+        self.attention = ops_attention.find(case)
+        self.scores = {m.scores for m in self.attention.values()}
+        self._metas: dict[str, TensorMeta | None] = {ph.name: ph.meta for ph in case.placeholders}
+        self._metas.update({n.name: n.outputs[0] if len(n.outputs) == 1 else None for n in case.nodes})
+
+    # -- Builder protocol ------------------------------------------------------------------
+    def meta(self, ref: Any) -> TensorMeta | None:
+        """The captured metadata of an argument given as ``{"ref": name}``."""
+        if not isinstance(ref, dict) or "ref" not in ref:
+            return None
+        return self._metas.get(ref["ref"])
+
+    def new_buffer(self, shape: tuple[int, ...], dtype: str, hint: str = "") -> Buffer:
+        buf = Buffer(f"buf{next(self._names)}", tuple(int(s) for s in shape), dtype)
+        self.temporaries.append(buf)
+        return buf
+
+    def kernel_name(self, hint: str) -> str:
+        return f"_k{self.tag}_{next(self._kernel_ids)}_{hint}"
+
+    def emit(self, kernel: Kernel) -> None:
+        self._target[-1].append(kernel)
+
+    @contextmanager
+    def loop(self, var: str, count: int, reverse: bool = False) -> Iterator[HostValue]:
+        """Kernels emitted inside run once per step; they read the step as the returned value."""
+        step = HostLoop(var, count, reverse)
+        self._target[-1].append(step)
+        self._target.append(step.body)
+        try:
+            yield HostValue(var)
+        finally:
+            self._target.pop()
+
+    def keep(self, buffer: Buffer) -> None:
+        """Allocate ``buffer`` after all (a kernel's optional output turned out to be read)."""
+        if buffer not in self.temporaries:
+            self.temporaries.append(buffer)
+
+    def realize(self, value: Value, hint: str = "") -> Stored:
+        if isinstance(value, Stored):
+            return value
+        if isinstance(value, (ReductionValue, ops_heavy.ProductValue)):
+            return value.realize()
+        out = self.new_buffer(value.shape, value.dtype, hint)
+        self.fill(out, value)
+        return Stored(out)
+
+    def fill(self, buffer: Buffer, value: Value) -> None:
+        if buffer.numel == 0:
+            return
+        fused = rows.plan(self, value)
+        if fused is not None:
+            # The value reads reductions over its own rows: one kernel computes them and it.
+            dims, reductions = fused
+            self.emit(rows.row_kernel(self.kernel_name("row"), value.shape, dims, reductions, buffer, value))
+            return
+        product = _epilogue_of(value)
+        if product is not None:
+            # The value reads a matrix product element for element: the product's kernel stores it.
+            self.emit(product.fuse(value, buffer))
+            return
+        self.emit(pointwise_kernel(self.kernel_name("pointwise"), value, buffer))
+
+    # -- lowering ----------------------------------------------------------------------------
+    def run(self) -> LoweredCase:
+        for i, ph in enumerate(self.case.placeholders):
+            self.env[ph.name] = self._placeholder(i, ph)
+        for node in self.case.nodes:
+            fn = LOWERINGS.get(node.target)
+            if fn is None:
+                raise Unsupported(f"operator {node.target} has no kernel lowering")
+            args = self._decode(node.args, node.name, [0])
+            kwargs = {k: self._decode(v, node.name, [1, k]) for k, v in node.kwargs.items()}
+            if node.name in self.scores:
+                value = self._scores(node, args)
+            elif node.name in self.attention:
+                value = self._attention(node, args) or fn(self, node, args, kwargs)
+            else:
+                value = fn(self, node, args, kwargs)
+            if isinstance(value, Value) and self.users[node.name] > 1 and value.cost > tunables.current().fuse_limit:
+                value = self.realize(value, "shared")
+            self.env[node.name] = value
+        outputs = self._outputs()
+        return LoweredCase(self.case, self.sources, self.kernels, self.temporaries, outputs, self.scalars)
+
+    def _scores(self, node: Node, args: list[Any]) -> Value:
+        """The first product of an attention: lazy, stored only if read outside the kernel."""
+        a, b = ops_heavy.operand(self, args[0]), ops_heavy.operand(self, args[1])
+        meta = node.outputs[0]
+        assert meta is not None
+        bmm = LOWERINGS["aten.bmm.default"]
+        return ops_attention.ScoresValue(self, meta.shape, meta.dtype, a, b,
+                                         lambda: self.realize(bmm(self, node, [a, b], {})))
+
+    def _attention(self, node: Node, args: list[Any]) -> Value | None:
+        """The second product of an attention as one streaming kernel; None when it does not fit."""
+        match = self.attention[node.name]
+        scores = self.env.get(match.scores)
+        if not isinstance(scores, ops_attention.ScoresValue):
+            return None
+        logits = self.env[match.logits]
+        p_dtype = logits.dtype
+        for name in reversed(match.chain):  # the reshapes the probabilities went through, applied to g
+            step = self.nodes[name]
+            meta = step.outputs[0]
+            if step.target == "prims.convert_element_type.default":
+                p_dtype = meta.dtype if meta else p_dtype
+                continue
+            rest = self._decode(step.args[1:], step.name, [0])
+            logits = LOWERINGS[step.target](self, step, [logits, *rest], {})
+        out_meta = node.outputs[0]
+        assert out_meta is not None
+        v = ops_heavy.operand(self, args[1])
+        out = self.new_buffer(tuple(out_meta.shape), out_meta.dtype, "attention")
+        kernel = ops_attention.flash_kernel(self.kernel_name("attention"), scores, logits, v, out, p_dtype,
+                                            match.zero_empty_rows)
+        if kernel is None:
+            self.temporaries.remove(out)
+            return None
+        self.emit(kernel)
+        return Stored(out)
+
+    def _placeholder(self, i: int, ph: Any) -> Any:
+        if ph.meta is None:
+            return ph.value  # a non-tensor forward argument: the graph specialised on it
+        shape, dtype = tuple(ph.meta.shape), ph.meta.dtype
+        if ph.kind == "input":
+            buf = Buffer(f"in{ph.position}", shape, dtype)
+            self.sources.append(Source(buf, "input", self.input_code(ph.position)))
+        elif ph.kind in ("parameter", "buffer"):
+            buf = Buffer(f"p{i}", shape, dtype)
+            self.sources.append(Source(buf, ph.kind, "self" + attr_path(ph.target)))
+        else:
+            buf = Buffer(f"c{i}", shape, dtype)
+            self.sources.append(Source(buf, "constant", "", self.case.constants[ph.name]))
+        return Stored(buf)
+
+    def _decode(self, value: Any, node: str, path: list[Any]) -> Any:
+        if isinstance(value, list):
+            return [self._decode(v, node, [*path, i]) for i, v in enumerate(value)]
+        if isinstance(value, dict):
+            if "ref" in value:
+                return self.env[value["ref"]]
+            if "dtype" in value:
+                return value["dtype"]
+            if "float" in value:
+                return float(value["float"])
+            if "dict" in value:
+                return {k: self._decode(v, node, [*path, k]) for k, v in value["dict"].items()}
+            return None  # devices, layouts, memory formats: nothing to lower
+        if isinstance(value, float):
+            attr = self.attr_uses.get((node, tuple(path)))
+            if attr is not None:
+                scalar = RuntimeScalar(attr, value)
+                if scalar not in self.scalars:
+                    self.scalars.append(scalar)
+                return scalar
+        return value
+
+    def _outputs(self) -> list[Buffer]:
+        inputs = {id(s.buffer) for s in self.sources}
+        seen: set[int] = set()
+        outs: list[Buffer] = []
+        for enc in self.case.outputs:
+            value = self._decode(enc, "", [0])
+            if not isinstance(value, Value):
+                raise Unsupported("forward returns a value that is not a tensor")
+            if isinstance(value, ReductionValue):
+                value = value.realize()
+            if isinstance(value, Stored) and id(value.buffer) not in inputs and id(value.buffer) not in seen:
+                buf = value.buffer
+            else:
+                buf = self.new_buffer(value.shape, value.dtype, "out")
+                self.fill(buf, value)
+            seen.add(id(buf))
+            outs.append(buf)
+        return outs
+
+
+def _epilogue_of(value: Value) -> ops_heavy.ProductValue | None:
+    """The matrix product (not yet computed) that ``value`` reads element for element, when
+    it reads exactly one product and only that way."""
+    found = rows.probe_products(value)
+    if not found or len({id(p) for p, _ in found}) != 1:
+        return None
+    product = found[0][0]
+    if product.realized or tuple(product.shape) != tuple(value.shape):
+        return None
+    syms = rows.probe_symbols(value.shape)
+    if not all(rows.same_index(index, syms) for _, index in found):
+        return None
+    return product
+
+
+def _refs(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [r for v in value for r in _refs(v)]
+    if isinstance(value, dict):
+        if "ref" in value:
+            return [value["ref"]]
+        return [r for v in value.values() for r in _refs(v)]
+    return []
+
+
+def lower_case(case: CapturedCase, tag: str, input_code: Callable[[int], str]) -> LoweredCase:
+    """``input_code(i)`` names forward's i-th positional argument in the wrapper."""
+    return CaseLowerer(case, tag, input_code).run()
+
+
+__all__ = ["LoweredCase", "Node", "RuntimeScalar", "Source", "Unsupported", "lower_case"]

@@ -1,0 +1,313 @@
+"""Convolutions: ``aten.convolution`` (``nn.Conv1d/2d/3d``, ``nn.ConvTranspose1d/2d/3d``,
+``F.conv*``) of any spatial rank, stride, padding, dilation, groups and output padding.
+
+A convolution is a matrix product whose A operand is gathered from the input (an implicit
+GEMM): per group, M = batch * output positions, N = output channels of the group, K = input
+channels of the group * kernel volume. Row m and column k name an output position and a
+(channel, kernel offset) pair; the input position they read is computed in the kernel, and
+positions in the zero padding are masked to 0. For a transposed convolution, output position
+o reads input position (o + pad - k * dilation) / stride where that division is exact and
+the result lies inside the input; with a stride and no dilation the outputs are split by
+phase (o mod stride), each phase a GEMM over only the kernel taps it receives.
+
+Groups with few output channels (depthwise convolutions above all) would waste most of a
+``tl.dot`` tile, whose dimensions are at least 16; those are written as a reduction instead:
+one lane per output element, summing input * weight over (channel, kernel offset).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from services.generator.lowering.indexing import Expr, FloorDiv, ModularIndexing, bounds, delinearize, linear
+from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Unsupported, Value, and_masks
+from services.generator.lowering.kernels import Kernel, ReductionSpec, pow2, reduction_kernel
+from services.generator.lowering.ops_heavy import GemmBlocks, TileLoad, TileStore, dot_type, gemm, operand, tuned
+from services.generator.lowering.ops_pointwise import out_meta
+from services.generator.lowering.registry import Builder, lowers
+from services.generator.lowering.schema import Node
+
+# The implicit GEMM needs at least this many output channels per group and this much K to
+# fill a tl.dot tile; smaller convolutions take the reduction form.
+GEMM_MIN_N = 16
+GEMM_MIN_K = 16
+
+
+@dataclass(frozen=True)
+class ConvGeometry:
+    """Sizes of one convolution, spatial tuples in dimension order."""
+
+    batch: int
+    cin: int
+    cout: int
+    groups: int
+    in_size: tuple[int, ...]
+    out_size: tuple[int, ...]
+    kernel: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...]
+    dilation: tuple[int, ...]
+    transposed: bool
+
+    @property
+    def cin_g(self) -> int:
+        return self.cin // self.groups
+
+    @property
+    def cout_g(self) -> int:
+        return self.cout // self.groups
+
+    @property
+    def kvol(self) -> int:
+        return math.prod(self.kernel)
+
+    @property
+    def out_positions(self) -> int:
+        return math.prod(self.out_size)
+
+    def input_at(self, k: KernelWriter, outs: Sequence[Expr],
+                 offsets: Sequence[Expr]) -> tuple[list[Expr], str | None]:
+        """The input position read for output position ``outs`` and kernel offset ``offsets``,
+        and the condition (code) under which it lies inside the input; None when it always
+        does (no padding on that side, the sizes guarantee it)."""
+        conds: list[str] = []
+        pos: list[Expr] = []
+        for d, (o, kk) in enumerate(zip(outs, offsets, strict=True)):
+            size, s, p, dil = self.in_size[d], self.stride[d], self.padding[d], self.dilation[d]
+            if not self.transposed:
+                at = o * s - p + kk * dil
+                lo, hi = bounds(at)
+                if lo < 0:
+                    conds.append(f"({k.index(at)} >= 0)")
+                if hi >= size:
+                    conds.append(f"({k.index(at)} < {size})")
+                pos.append(at)
+                continue
+            # Transposed: output o receives input i when i * s - p + kk * dil == o.
+            t = o + p - kk * dil
+            lo, hi = bounds(t)
+            if lo < 0:
+                conds.append(f"({k.index(t)} >= 0)")
+            if s > 1:
+                conds.append(f"({k.index(ModularIndexing(t, 1, s))} == 0)")
+            if hi >= size * s:
+                conds.append(f"({k.index(t)} < {size * s})")
+            # Where the conditions hold t >= 0, so the kernel's truncating division floors.
+            pos.append(FloorDiv(t, s) if s > 1 else t)
+        if not conds:
+            return pos, None
+        return pos, k.var(" & ".join(conds), "bool")
+
+
+def _ints(value: Any, rank: int) -> tuple[int, ...]:
+    values = [int(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+    return tuple(values * rank if len(values) == 1 else values)
+
+
+def _input_value(k: KernelWriter, x: Value, geo: ConvGeometry, n: Expr, channel: Expr, outs: Sequence[Expr],
+                 offsets: Sequence[Expr], mask: str | None) -> str:
+    """The input element a (output position, channel, kernel offset) reads, 0 in the padding.
+
+    The input may be a lazy value whose computation does not give 0 at a masked lane (a
+    normalization's shift), so padding is written as an explicit 0, not left to the load."""
+    pos, inside = geo.input_at(k, outs, offsets)
+    work = "float64" if x.dtype == "float64" else "float32"
+    v = k.cast(x.load(k, [n, channel, *pos], and_masks(mask, inside)), work)
+    if inside is None:
+        return v
+    return k.var(f"tl.where({inside}, {v}, 0.0)", work)
+
+
+@lowers("aten.convolution.default")
+def convolution(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value:
+    x, w, bias = args[0], args[1], args[2]
+    stride, padding, dilation, transposed, _output_padding, groups = args[3:9]
+    shape, dtype = out_meta(node)
+    rank = len(w.shape) - 2
+    if len(x.shape) != rank + 2:
+        raise Unsupported(f"convolution of a {len(x.shape)}-d input with a {len(w.shape)}-d weight")
+    if dtype not in ("float16", "bfloat16", "float32", "float64"):
+        raise Unsupported(f"convolution of {dtype} tensors")
+    groups = int(groups)
+    transposed = bool(transposed)
+    cout = int(shape[1])
+    geo = ConvGeometry(batch=int(x.shape[0]), cin=int(x.shape[1]), cout=cout, groups=groups,
+                       in_size=tuple(int(s) for s in x.shape[2:]), out_size=tuple(int(s) for s in shape[2:]),
+                       kernel=tuple(int(s) for s in w.shape[2:]), stride=_ints(stride, rank),
+                       padding=_ints(padding, rank), dilation=_ints(dilation, rank), transposed=transposed)
+    out = b.new_buffer(tuple(shape), dtype, "conv")
+    if out.numel == 0:
+        return Stored(out)
+    if geo.batch * geo.cin == 0 or geo.kvol == 0:
+        raise Unsupported("convolution over an empty input or kernel")
+    # Every input element is read once per kernel offset and per tile of output channels:
+    # a computed input is stored once rather than recomputed at each read.
+    x, w = operand(b, x), operand(b, w)
+    bias = bias if isinstance(bias, Value) else None
+    if geo.cout_g >= GEMM_MIN_N and geo.cin_g * geo.kvol >= GEMM_MIN_K:
+        strided = geo.transposed and max(geo.stride) > 1 and set(geo.dilation) == {1}
+        gemm_form = _subpixel_gemm if strided else _implicit_gemm
+        b.emit(gemm_form(b, geo, x, w, bias, out))
+    else:
+        b.emit(_direct(b, geo, x, w, bias, out))
+    return Stored(out)
+
+
+def _weight_index(geo: ConvGeometry, group: Expr, c: Expr, j: Expr, offsets: Sequence[Expr]) -> list[Expr]:
+    """The weight element joining input channel ``c`` and output channel ``j`` of ``group``
+    (both counted inside the group) at kernel offset ``offsets``."""
+    if geo.transposed:  # [in channels, out channels per group, *kernel]
+        return [group * geo.cin_g + c, j, *offsets]
+    return [group * geo.cout_g + j, c, *offsets]  # [out channels, in channels per group, *kernel]
+
+
+def _implicit_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | None,
+                   out: Buffer) -> Kernel:
+    m, n, kdim = geo.batch * geo.out_positions, geo.cout_g, geo.cin_g * geo.kvol
+    positions = geo.out_positions
+    red_shape = [geo.cin_g, *geo.kernel]
+
+    def load_a(k: KernelWriter, z: Expr, mi: Expr, ka: Expr, mask: str) -> str:
+        n_, *outs = delinearize(mi, [geo.batch, *geo.out_size])
+        c, *offsets = delinearize(ka, red_shape)
+        return _input_value(k, x, geo, n_, z * geo.cin_g + c, outs, offsets, mask)
+
+    def load_b(k: KernelWriter, z: Expr, kb: Expr, j: Expr, mask: str) -> str:
+        if isinstance(w, Stored) and not geo.transposed:
+            # The weight's rows are contiguous runs of K: read them at their flat offset.
+            return k.load(w.buffer, (z * geo.cout_g + j) * kdim + kb, mask)
+        c, *offsets = delinearize(kb, red_shape)
+        return w.load(k, _weight_index(geo, z, c, j, offsets), mask)
+
+    def store(k: KernelWriter, z: Expr, mi: Expr, j: Expr, acc: str, mask: str) -> None:
+        channel = z * geo.cout_g + j
+        value = _bias_added(k, bias, channel, acc, mask)
+        offset = FloorDiv(mi, positions) * (geo.cout * positions) + channel * positions \
+            + ModularIndexing(mi, 1, positions)
+        k.store(out, offset, value, mask)
+
+    return _launch(b, geo.groups, m, n, kdim, load_a, load_b, store, x, w, out)
+
+
+def _launch(b: Builder, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, load_b: TileLoad,
+            store: TileStore, x: Value, w: Value, out: Buffer) -> Kernel:
+    wide = max(x.numel, w.numel, out.numel) >= 2**31
+    mul = dot_type(x.dtype, w.dtype)
+    # Measured on an H100 (3x3, 7x7 stride 2, transposed 2x2 stride 2; float32): 128 x 64 x 16
+    # tiles ran 1.4-2.4x faster than 64 x 64 x 32. Tensor-core (16-bit) products keep a deeper K.
+    gpu = tuned(GemmBlocks(128, max(16, min(64, pow2(n))), 16 if mul in ("float32", "float64") else 32, 4))
+    cpu = GemmBlocks(max(16, min(256, pow2(m))), max(16, min(128, pow2(n))), max(16, min(128, pow2(kdim))), 1)
+    return gemm(b.kernel_name("conv"), batch, m, n, kdim, load_a, load_b, store, [out], mul, wide, gpu, cpu)
+
+
+def _bias_added(k: KernelWriter, bias: Value | None, channel: Expr, acc: str, mask: str) -> str:
+    if bias is None:
+        return acc
+    return k.var(f"{acc} + {k.cast(bias.load(k, [channel], mask), k.dtype(acc))}", k.dtype(acc))
+
+
+def _subpixel_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | None,
+                   out: Buffer) -> Kernel:
+    """A strided transposed convolution (dilation 1), one GEMM per output phase.
+
+    Output position o = r + s * q of phase r (per dimension, r < s) receives only the kernel
+    offsets k = k0 + s * j with k0 = (r + p) mod s, from input position q - j + (r + p) // s:
+    walking those alone skips the s**d - 1 of every s**d products that the masked form
+    multiplies by zero. Grid axis 2 runs over (group, phase); rows and taps are sized for the
+    largest phase, the rest masked."""
+    s_, p_ = geo.stride, geo.padding
+    phases = math.prod(s_)
+    rows = [-(-o // s) for o, s in zip(geo.out_size, s_, strict=True)]  # q per dimension
+    taps = [-(-kk // s) for kk, s in zip(geo.kernel, s_, strict=True)]  # j per dimension
+    m, n, kdim = geo.batch * math.prod(rows), geo.cout_g, geo.cin_g * math.prod(taps)
+
+    def phase(z: Expr) -> tuple[Expr, list[Expr]]:
+        group = FloorDiv(z, phases) if geo.groups > 1 else sympy.Integer(0)
+        return group, delinearize(ModularIndexing(z, 1, phases) if geo.groups > 1 else z, s_)
+
+    def offsets(r: list[Expr], j: Sequence[Expr]) -> list[Expr]:
+        return [ModularIndexing(rd + pd, 1, sd) + sd * jd
+                for rd, pd, sd, jd in zip(r, p_, s_, j, strict=True)]
+
+    def real_taps(k: KernelWriter, kk: list[Expr], tile: Expr) -> list[str]:
+        """Conditions that the offsets are inside the kernel. An offset of one tap depends on
+        the phase alone; it is tied to the K tile, since Triton's interpreter cannot combine
+        a scalar condition with a tensor mask."""
+        return [f"({k.index(e)}{'' if tile in e.free_symbols else f' + 0 * {k.index(tile)}'} < {size})"
+                for e, size in zip(kk, geo.kernel, strict=True) if bounds(e)[1] >= size]
+
+    def load_a(k: KernelWriter, z: Expr, mi: Expr, ka: Expr, mask: str) -> str:
+        group, r = phase(z)
+        n_, *q = delinearize(mi, [geo.batch, *rows])
+        c, *j = delinearize(ka, [geo.cin_g, *taps])
+        pos = [qd - jd + FloorDiv(rd + pd, sd) for qd, jd, rd, pd, sd in zip(q, j, r, p_, s_, strict=True)]
+        conds = real_taps(k, offsets(r, j), ka)
+        for e, size in zip(pos, geo.in_size, strict=True):
+            lo, hi = bounds(e)
+            if lo < 0:
+                conds.append(f"({k.index(e)} >= 0)")
+            if hi >= size:
+                conds.append(f"({k.index(e)} < {size})")
+        inside = k.var(" & ".join(conds), "bool") if conds else None
+        work = "float64" if x.dtype == "float64" else "float32"
+        v = k.cast(x.load(k, [n_, group * geo.cin_g + c, *pos], and_masks(mask, inside)), work)
+        return v if inside is None else k.var(f"tl.where({inside}, {v}, 0.0)", work)
+
+    def load_b(k: KernelWriter, z: Expr, kb: Expr, jo: Expr, mask: str) -> str:
+        group, r = phase(z)
+        c, *j = delinearize(kb, [geo.cin_g, *taps])
+        kk = offsets(r, j)
+        valid = real_taps(k, kk, kb)
+        inside = k.var(" & ".join(valid), "bool") if valid else None
+        work = "float64" if w.dtype == "float64" else "float32"
+        v = k.cast(w.load(k, _weight_index(geo, group, c, jo, kk), and_masks(mask, inside)), work)
+        # A computed weight need not be finite at the taps past the kernel: 0 there, not 0 * inf.
+        return v if inside is None else k.var(f"tl.where({inside}, {v}, 0.0)", work)
+
+    def store(k: KernelWriter, z: Expr, mi: Expr, jo: Expr, acc: str, mask: str) -> None:
+        group, r = phase(z)
+        n_, *q = delinearize(mi, [geo.batch, *rows])
+        o = [rd + sd * qd for rd, sd, qd in zip(r, s_, q, strict=True)]
+        conds = [f"({k.index(e)} < {size})" for e, size in zip(o, geo.out_size, strict=True)
+                 if bounds(e)[1] >= size]
+        inside = k.var(" & ".join([mask, *conds]), "bool")
+        channel = group * geo.cout_g + jo
+        k.store(out, linear([n_, channel, *o], out.shape), _bias_added(k, bias, channel, acc, inside), inside)
+
+    return _launch(b, geo.groups * phases, m, n, kdim, load_a, load_b, store, x, w, out)
+
+
+def _direct(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | None, out: Buffer) -> Kernel:
+    """One lane per output element, summing over (input channel of its group, kernel offset)."""
+    acc = "float64" if "float64" in (x.dtype, w.dtype) else "float32"
+    seen: dict[str, list[Expr]] = {}
+
+    def read(k: KernelWriter, xs: list[Expr], rs: list[Expr], mask: str) -> str:
+        seen["xs"] = xs
+        n_, co, *outs = xs
+        c, *offsets = rs
+        group = FloorDiv(co, geo.cout_g) if geo.groups > 1 else sympy.Integer(0)
+        j = ModularIndexing(co, 1, geo.cout_g) if geo.groups > 1 else co
+        xv = _input_value(k, x, geo, n_, group * geo.cin_g + c, outs, offsets, mask)
+        wv = k.cast(w.load(k, _weight_index(geo, group, c, j, offsets), mask), acc)
+        return k.var(f"{xv} * {wv}", acc)
+
+    def finish(k: KernelWriter, a: str) -> str:
+        total = k.var(f"tl.sum({a}, 1)[:, None]", acc)
+        if bias is None:
+            return total
+        # The channel index is reduced modulo the channel count, so every lane (even past
+        # the last output) reads a valid bias element: no mask needed.
+        bv = k.cast(bias.load(k, [seen["xs"][1]], None), acc)
+        return k.var(f"{total} + {bv}", acc)
+
+    spec = ReductionSpec("0", lambda k, a, v: f"{a} + {v}", finish, acc)
+    return reduction_kernel(b.kernel_name("conv"), out, list(out.shape), [geo.cin_g, *geo.kernel], read, spec)
+
+
+__all__ = ["ConvGeometry", "convolution"]

@@ -1,0 +1,143 @@
+"""Reductions over any set of dimensions: sum, prod, amax, amin, var, argmax, argmin.
+
+Each is one kernel: a block of output elements per program, the reduced elements walked in
+chunks. The value reduced is read through its loader, so the pointwise work before a
+reduction (a softmax's exp, a norm's square) is computed inside the reduction's loop.
+Floating sums accumulate in float32 (float64 for float64), as PyTorch does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sympy
+
+from services.generator.lowering.indexing import Expr, linear, numel
+from services.generator.lowering.ir import FLOATS, KernelWriter, Stored, Unsupported, Value, compute_dtype
+from services.generator.lowering.kernels import Kernel, kernel_args, out_symbols, reduction_launch, tl_type
+from services.generator.lowering.rows import ReductionValue, _highest, _lowest
+from services.generator.lowering.ops_pointwise import out_meta
+from services.generator.lowering.registry import Builder, lowers
+from services.generator.lowering.schema import Node
+
+
+def _dims(dims: Any, rank: int) -> list[int]:
+    if dims is None:
+        return list(range(rank))
+    if isinstance(dims, int):
+        dims = [dims]
+    return sorted({d + rank if d < 0 else d for d in dims})
+
+
+def _split(shape: Sequence[int], dims: Sequence[int]) -> tuple[list[int], list[int]]:
+    kept = [s for d, s in enumerate(shape) if d not in dims]
+    reduced = [s for d, s in enumerate(shape) if d in dims]
+    return kept, reduced
+
+
+def _merge(rank: int, dims: Sequence[int], xs: Sequence[Expr], rs: Sequence[Expr]) -> list[Expr]:
+    xi, ri = iter(xs), iter(rs)
+    return [next(ri) if d in dims else next(xi) for d in range(rank)]
+
+
+def _reduce(b: Builder, node: Node, src: Value, dims: list[int], kind: str, out_dtype: str) -> Value:
+    shape = out_meta(node)[0]
+    if not dims:
+        return src
+    if src.numel == 0:
+        raise Unsupported(f"{node.target} over an empty tensor")
+    return ReductionValue(b, src, dims, kind, shape, out_dtype)
+
+
+@lowers("prims.sum.default", "prims.prod.default", "prims.amax.default", "prims.amin.default",
+        "aten.sum.dim_IntList", "aten.amax.default", "aten.amin.default", "aten.prod.dim_int")
+def reduce_(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value:
+    src = args[0]
+    kind = node.target.split(".")[1]
+    shape, dtype = out_meta(node)
+    dims = _dims(args[1] if len(args) > 1 else kwargs.get("dims"), len(src.shape))
+    return _reduce(b, node, src, dims, kind, dtype)
+
+
+@lowers("prims.var.default")
+def var(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value:
+    """Two passes over each row: the mean, then the mean squared deviation from it."""
+    src = args[0]
+    shape, dtype = out_meta(node)
+    dims = _dims(args[1] if len(args) > 1 else kwargs.get("dims"), len(src.shape))
+    correction = float(args[2] if len(args) > 2 else kwargs.get("correction", 1.0) or 0.0)
+    if src.numel == 0:
+        raise Unsupported(f"{node.target} over an empty tensor")
+    return ReductionValue(b, src, dims, "var", shape, dtype, correction)
+
+
+@lowers("aten.argmax.default", "aten.argmin.default")
+def arg_reduce(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value:
+    """The first index of the largest (smallest) value; NaN counts as largest, as in PyTorch."""
+    src = args[0]
+    kind = "max" if "argmax" in node.target else "min"
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    shape, dtype = out_meta(node)
+    rank = len(src.shape)
+    if dim is None:
+        from services.generator.lowering.ops_views import _reshape
+
+        src, dims = _reshape(src, [src.numel]), [0]
+        rank = 1
+    else:
+        dims = _dims(int(dim), rank)
+    kept, reduced = _split(src.shape, dims)
+    acc = compute_dtype(src.dtype)
+    out = b.new_buffer(tuple(shape), dtype, "arg" + kind)
+    big = 2**62
+    better = ">" if kind == "max" else "<"
+    # Written out here: two accumulators per lane (best value, its first position).
+    k = KernelWriter(b.kernel_name("arg" + kind))
+    xn, rnum = numel(kept), numel(reduced)
+    xb, rb = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
+    k.line("pid = tl.program_id(0)")
+    k.line(f"xlin = pid * {xb} + tl.arange(0, {xb})[:, None]")
+    k.line(f"xmask = xlin < {xn}")
+    xs = out_symbols(k, kept, "xlin", "x")
+    init = _lowest(acc) if kind == "max" else _highest(acc)
+    k.line(f"best = tl.full([{xb}, {rb}], {init}, {tl_type(acc)})")
+    k.line(f"best_at = tl.full([{xb}, {rb}], {big}, tl.int64)")
+    k.line(f"nan_at = tl.full([{xb}, {rb}], {big}, tl.int64)")
+    with k.block(f"for roff in range(0, {rnum}, {rb}):"):
+        k.line(f"rlin = roff + tl.arange(0, {rb})[None, :]")
+        k.line("mask = xmask & (rlin < %d)" % rnum)
+        rs = out_symbols(k, reduced, "rlin", "r")
+        k.aliases[sympy.expand(linear([*xs, *rs], [*kept, *reduced]))] = f"(xlin * {rnum} + rlin)"
+        v = k.cast(src.load(k, _merge(rank, dims, xs, rs), "mask"), acc)
+        k.line("pos = (rlin + xlin * 0).to(tl.int64)")
+        if acc in FLOATS:
+            k.line(f"nan_at = tl.where(mask & ({v} != {v}) & (pos < nan_at), pos, nan_at)")
+        k.line(f"take = mask & (({v} {better} best) | (({v} == best) & (pos < best_at)))")
+        k.line(f"best = tl.where(take, {v}, best)")
+        k.line("best_at = tl.where(take, pos, best_at)")
+    fold = "tl.max" if kind == "max" else "tl.min"
+    k.line(f"top = {fold}(best, 1)[:, None]")
+    k.line(f"first = tl.min(tl.where(best == top, best_at, {big}), 1)[:, None]")
+    k.line(f"first_nan = tl.min(nan_at, 1)[:, None]")
+    k.line(f"result = tl.where(first_nan < {big}, first_nan, first)")
+    k.line(f"tl.store({k.pointer(out)} + xlin, result.to({tl_type(dtype)}), mask=xmask)")
+    b.emit(Kernel(k, kernel_args(k), *reduction_launch(xn, rnum), outputs=[out]))
+    return Stored(out)
+
+
+@lowers("aten.max.dim", "aten.min.dim")
+def max_dim(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> list[Value]:
+    """Values and first indices of the extreme along one dim: an amax/amin and an argmax/argmin."""
+    src, dim = args[0], int(args[1])
+    keepdim = bool(args[2]) if len(args) > 2 else bool(kwargs.get("keepdim", False))
+    kind = "max" if ".max." in node.target else "min"
+    values_meta, index_meta = node.outputs
+    assert values_meta is not None and index_meta is not None
+    dims = _dims(dim, len(src.shape))
+    values_node = Node(name=node.name + "_values", target=f"prims.a{kind}.default", args=[], outputs=[values_meta])
+    values = _reduce(b, values_node, src, dims, "a" + kind, values_meta.dtype)
+    index_node = Node(name=node.name + "_index", target=f"aten.arg{kind}.default", args=[],
+                      outputs=[index_meta])
+    index = arg_reduce(b, index_node, [src, dim, keepdim], {})
+    return [values, index]

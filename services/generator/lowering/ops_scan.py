@@ -1,0 +1,296 @@
+"""Scans along one dimension: cumsum, cumprod, logcumsumexp, cummax and cummin.
+
+One kernel per scan: a block of rows (every index but the scanned dimension, in flat
+order) per program, the scanned dimension walked in chunks. Each chunk is scanned and then
+combined with the running result of the chunks before it (the carry, one per row), so the
+scanned dimension may be any dimension and any length. The scanned value is read through
+its loader: a flip before the scan (a reverse cumsum) or a mask (``torch.where``) costs
+nothing extra.
+
+Sums and products scan a chunk with ``tl.cumsum``/``tl.cumprod``. The others scan a short
+chunk as a triangle: position i reduces the chunk's positions j <= i (a [rows, C, C] block),
+which is exact (running maxima, their last index, NaN) and needs only reductions. Triton's
+``associative_scan`` with a combine function of our own would do the same in log C steps
+on a GPU, but Triton's interpreter (the CPU pool's runtime) runs such a scan one element at
+a time in Python, about a millisecond each.
+
+Reverse and exclusive scans arrive as flips, pads and subtractions around these operators,
+which the views and pointwise lowerings handle. Sorting lives in :mod:`ops_sort`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from services.generator.lowering import ops_sort  # noqa: F401 - registers the sorting operators
+from services.generator.lowering.indexing import Expr, linear, numel
+from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Stored, Unsupported, Value, compute_dtype
+from services.generator.lowering.kernels import (Kernel, LaunchShape, kernel_args, out_symbols, pow2,
+                                                 reduction_launch, tl_type)
+from services.generator.lowering.mathlib import HELPERS
+from services.generator.lowering.registry import Builder, lowers
+from services.generator.lowering.schema import Node
+
+# Elementwise combines of a carry (the earlier elements) with a scanned chunk; a generated
+# module carries the ones its kernels name, as it carries mathlib's helpers.
+HELPERS.update({
+    # log(exp(a) + exp(b)) without overflow, as PyTorch's _log_add_exp_helper computes it:
+    # equal infinities stay themselves, NaN propagates.
+    "_kv_logaddexp": '''
+@triton.jit
+def _kv_logaddexp(a, b):
+    hi = tl.where(a > b, a, b)
+    lo = tl.where(a > b, b, a)
+    both_inf = (hi == lo) & (tl.abs(hi) == float("inf"))
+    r = tl.where(both_inf, hi, hi + _kv_log1p(tl.exp(lo - hi)))
+    return tl.where((a != a) | (b != b), a + b, r)
+''',
+    # (value, index) of the later element when it is NaN or at least the earlier one (the
+    # latest maximum wins ties, as PyTorch's cummax); a NaN, once met, stays.
+    "_kv_cummax_combine": '''
+@triton.jit
+def _kv_cummax_combine(va, ia, vb, ib):
+    take = (vb != vb) | ((va == va) & (vb >= va))
+    return tl.where(take, vb, va), tl.where(take, ib, ia)
+''',
+    "_kv_cummin_combine": '''
+@triton.jit
+def _kv_cummin_combine(va, ia, vb, ib):
+    take = (vb != vb) | ((va == va) & (vb <= va))
+    return tl.where(take, vb, va), tl.where(take, ib, ia)
+''',
+})
+
+def lowest(dtype: str) -> str:
+    """The smallest value of ``dtype``, as a Triton literal (identity of a maximum)."""
+    if dtype in FLOATS:
+        return 'float("-inf")'
+    return {"int8": "-128", "int16": "-32768", "int32": "-2147483648", "int64": "-9223372036854775808",
+            "uint8": "0", "bool": "0"}[dtype]
+
+
+def highest(dtype: str) -> str:
+    """The largest value of ``dtype``, as a Triton literal (identity of a minimum)."""
+    if dtype in FLOATS:
+        return 'float("inf")'
+    return {"int8": "127", "int16": "32767", "int32": "2147483647", "int64": "9223372036854775807",
+            "uint8": "255", "bool": "1"}[dtype]
+
+
+# Chunk lengths of the triangle scans: C*C*rows elements per step.
+TRIANGLE_GPU, TRIANGLE_CPU = 32, 64
+
+
+@dataclass(frozen=True)
+class ScanKind:
+    """How one scan runs: ``chunk`` scans a chunk (list of variables: the value, and the
+    position for cummax/cummin) along axis 1, ``combine`` folds the carry (the earlier
+    elements) into it; ``triangle`` scans use short chunks (see the module docstring)."""
+
+    name: str
+    identity: Callable[[str], str]
+    chunk: Callable[[KernelWriter, list[str], str, str], list[str]]
+    combine: Callable[[KernelWriter, list[str], list[str], str], list[str]]
+    with_index: bool = False
+    triangle: bool = False
+
+
+def _plain(name: str, primitive: str, op: str, identity: str) -> ScanKind:
+    return ScanKind(
+        name, lambda dtype: identity,
+        lambda k, v, acc, rb: [k.var(f"{primitive}({v[0]}, 1)", acc)],
+        lambda k, carry, s, acc: [k.var(f"({carry[0]} {op} {s[0]})", acc)])
+
+
+def _triangle(k: KernelWriter, rb: str) -> tuple[str, str]:
+    """The mask of pairs (i, j <= i) of a chunk, [1, C, C], and the j positions [1, 1, C]."""
+    cj = k.var(f"tl.arange(0, {rb})[None, None, :]", "int32")
+    tri = k.var(f"({cj} <= tl.arange(0, {rb})[None, :, None])", "bool")
+    return tri, cj
+
+
+def _logcumsumexp_chunk(k: KernelWriter, v: list[str], acc: str, rb: str) -> list[str]:
+    """log(sum_{j<=i} exp(x_j)) per position, shifted by the running maximum of each
+    position (exact scaling, no overflow); -inf, +inf and NaN as PyTorch gives them."""
+    tri, _ = _triangle(k, rb)
+    vj = k.var(f"{v[0]}[:, None, :]", acc)
+    num = k.var(f"({tri} & ({vj} == {vj}))", "bool")
+    top = k.var(f"tl.max(tl.where({num}, {vj}, float(\"-inf\")), 2)", acc)
+    shift = k.var(f"tl.where(tl.abs({top}) == float(\"inf\"), 0.0, {top})", acc)
+    total = k.var(f"tl.sum(tl.where({num}, tl.exp({vj} - {shift}[:, :, None]), 0.0), 2)", acc)
+    nan = k.var(f"tl.max(tl.where({tri} & ({vj} != {vj}), 1, 0), 2) > 0", "bool")
+    y = k.var(f"tl.where({top} == float(\"inf\"), {top}, {shift} + tl.log({total}))", acc)
+    return [k.var(f"tl.where({nan}, float(\"nan\"), {y})", acc)]
+
+
+def _logcumsumexp() -> ScanKind:
+    def combine(k: KernelWriter, carry: list[str], s: list[str], acc: str) -> list[str]:
+        k.helpers.update({"_kv_logaddexp", "_kv_log1p"})
+        return [k.var(f"_kv_logaddexp({carry[0]}, {s[0]})", acc)]
+
+    return ScanKind("logcumsumexp", lambda dtype: 'float("-inf")', _logcumsumexp_chunk, combine, triangle=True)
+
+
+def _cumextreme(kind: str) -> ScanKind:
+    helper = f"_kv_{kind}_combine"
+    fold = "tl.max" if kind == "cummax" else "tl.min"
+    identity = lowest if kind == "cummax" else highest
+
+    def chunk(k: KernelWriter, v: list[str], acc: str, rb: str) -> list[str]:
+        """The running extreme of each position, the last position holding it (ties go to
+        the latest, as PyTorch's >= / <= update), or the last NaN once one was met."""
+        tri, cj = _triangle(k, rb)
+        vj = k.var(f"{v[0]}[:, None, :]", acc)
+        if acc in FLOATS:
+            num = k.var(f"({tri} & ({vj} == {vj}))", "bool")
+        else:
+            num = tri
+        best = k.var(f"{fold}(tl.where({num}, {vj}, {identity(acc)}), 2)", acc)
+        at = k.var(f"tl.max(tl.where({num} & ({vj} == {best}[:, :, None]), {cj}, -1), 2)", "int32")
+        if acc in FLOATS:
+            nan_at = k.var(f"tl.max(tl.where({tri} & ({vj} != {vj}), {cj}, -1), 2)", "int32")
+            best = k.var(f"tl.where({nan_at} >= 0, float(\"nan\"), {best})", acc)
+            at = k.var(f"tl.where({nan_at} >= 0, {nan_at}, {at})", "int32")
+        return [best, k.var(f"(roff + {at}).to(tl.int64)", "int64")]
+
+    def combine(k: KernelWriter, carry: list[str], s: list[str], acc: str) -> list[str]:
+        k.helpers.add(helper)
+        pair = k.fresh("pair")
+        k.line(f"{pair}_v, {pair}_i = {helper}({carry[0]}, {carry[1]}, {s[0]}, {s[1]})")
+        k.dtypes[f"{pair}_v"], k.dtypes[f"{pair}_i"] = acc, "int64"
+        return [f"{pair}_v", f"{pair}_i"]
+
+    return ScanKind(kind, identity, chunk, combine, with_index=True, triangle=True)
+
+
+KINDS: dict[str, ScanKind] = {
+    "cumsum": _plain("cumsum", "tl.cumsum", "+", "0"),
+    "cumprod": _plain("cumprod", "tl.cumprod", "*", "1"),
+    "logcumsumexp": _logcumsumexp(),
+    "cummax": _cumextreme("cummax"),
+    "cummin": _cumextreme("cummin"),
+}
+
+
+def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs: list[Buffer]) -> Kernel:
+    """``outs[0][..., i, ...] = scan(src[..., :i+1, ...])`` along ``dim`` (and the index of
+    the running extreme in ``outs[1]`` for cummax/cummin), computed in type ``acc``."""
+    k = KernelWriter(name)
+    shape = list(src.shape)
+    n = shape[dim]
+    kept = shape[:dim] + shape[dim + 1:]
+    xn = numel(kept)
+    xb, rb = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
+    wide = numel(shape) >= 2**31
+    k.line("pid = tl.program_id(0)" + (".to(tl.int64)" if wide else ""))
+    k.line(f"xlin = pid * {xb} + tl.arange(0, {xb})[:, None]")
+    k.line(f"xmask = xlin < {xn}")
+    xs = out_symbols(k, kept, "xlin", "x")
+    ident = kind.identity(acc)
+    carry = [k.fresh("carry")]
+    k.line(f"{carry[0]} = tl.full([{xb}, 1], {ident}, {tl_type(acc)})")
+    if kind.with_index:
+        carry.append(k.fresh("carry_at"))
+        k.line(f"{carry[1]} = tl.zeros([{xb}, 1], tl.int64)")
+    last = k.fresh("last")
+    k.line(f"{last} = tl.arange(0, {rb})[None, :] == {rb} - 1")
+    with k.block(f"for roff in range(0, {n}, {rb}):"):
+        k.line(f"rlin = roff + tl.arange(0, {rb})[None, :]")
+        k.line(f"mask = xmask & (rlin < {n})")
+        r = out_symbols(k, [n], "rlin", "r")[0]
+        idx: list[Expr] = [*xs[:dim], r, *xs[dim:]]
+        k.aliases[sympy.expand(linear([*xs, r], [*kept, n]))] = f"(xlin * {n} + rlin)"
+        v = k.cast(src.load(k, idx, "mask"), acc)
+        # Lanes past the row's end hold the identity, so the chunk's last column is the carry.
+        values = [k.var(f"tl.where(mask, {v}, {ident})", acc)]
+        scanned = kind.combine(k, carry, kind.chunk(k, values, acc, rb), acc)
+        offset = linear(idx, shape)
+        for out, var in zip(outs, scanned, strict=True):
+            k.store(out, offset, var, "mask")
+        for c, var in zip(carry, scanned, strict=True):
+            # The last column, picked by a sum over one non-zero lane (exact, NaN kept).
+            k.line(f"{c} = tl.sum(tl.where({last}, {var}, 0), 1)[:, None]")
+    launch = _triangle_launch(xn, n) if kind.triangle else reduction_launch(xn, n)
+    return Kernel(k, kernel_args(k), *launch, outputs=list(outs))
+
+
+def _triangle_launch(xn: int, n: int) -> tuple[LaunchShape, LaunchShape]:
+    """Rows per program so that a chunk's triangle holds about 4096 (GPU) / 65536 elements."""
+    shapes = []
+    for chunk, budget in ((TRIANGLE_GPU, 4096), (TRIANGLE_CPU, 65536)):
+        c = min(chunk, pow2(n))
+        x = max(1, min(pow2(xn), budget // (c * c)))
+        shapes.append(LaunchShape((math.ceil(xn / x),), {"XBLOCK": x, "RBLOCK": c}, 4))
+    shapes[1].num_warps = 1
+    return shapes[0], shapes[1]
+
+
+def _scan_dtype(dtype: str) -> str:
+    """Booleans scan as int32 (Triton's scans do not take int1)."""
+    return "int32" if dtype == "bool" else compute_dtype(dtype)
+
+
+@lowers("aten.cumsum.default", "aten.cumprod.default", "aten.logcumsumexp.default")
+def cumulative(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value:
+    """The output's dtype (the ``dtype`` argument, or int64 for integer inputs) is the type
+    the input is cast to before the scan, as in PyTorch; 16-bit floats scan in float32,
+    float32 sums and products in float64."""
+    src = args[0]
+    name = node.target.split(".")[1]
+    meta = node.outputs[0]
+    assert meta is not None
+    shape, dtype = tuple(meta.shape), meta.dtype
+    if name == "logcumsumexp" and dtype not in FLOATS:
+        raise Unsupported(f"logcumsumexp of {dtype} values")
+    if src.numel == 0:
+        return src
+    rank = max(1, len(src.shape))
+    dim = int(args[1] if len(args) > 1 else kwargs["dim"])
+    dim = dim + rank if dim < 0 else dim
+    if not src.shape:
+        from services.generator.lowering.ops_views import _reshape
+
+        src = _reshape(src, [1])
+    out = b.new_buffer(tuple(src.shape), dtype, name)
+    # float32 sums and products run in float64, as PyTorch accumulates them on the CPU: a
+    # long float32 scan would otherwise drift past the comparison's tolerance.
+    acc = "float64" if dtype == "float32" and name != "logcumsumexp" else _scan_dtype(dtype)
+    b.emit(scan_kernel(b.kernel_name(name), src, dim, KINDS[name], acc, [out]))
+    return _shaped(Stored(out), shape)
+
+
+@lowers("aten.cummax.default", "aten.cummin.default")
+def cumextreme(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> list[Value]:
+    """Running maximum (minimum) and the index where it was reached: the latest index on
+    ties, and a NaN stays once met, as in PyTorch."""
+    src = args[0]
+    name = node.target.split(".")[1]
+    values_meta, index_meta = node.outputs[0], node.outputs[1]
+    assert values_meta is not None and index_meta is not None
+    if src.numel == 0:
+        return [src, src]
+    rank = max(1, len(src.shape))
+    dim = int(args[1] if len(args) > 1 else kwargs["dim"])
+    dim = dim + rank if dim < 0 else dim
+    if not src.shape:
+        from services.generator.lowering.ops_views import _reshape
+
+        src = _reshape(src, [1])
+    values = b.new_buffer(tuple(src.shape), values_meta.dtype, name)
+    where = b.new_buffer(tuple(src.shape), index_meta.dtype, name + "_at")
+    b.emit(scan_kernel(b.kernel_name(name), src, dim, KINDS[name], _scan_dtype(src.dtype), [values, where]))
+    return [_shaped(Stored(values), tuple(values_meta.shape)), _shaped(Stored(where), tuple(index_meta.shape))]
+
+
+def _shaped(value: Value, shape: tuple[int, ...]) -> Value:
+    """A 0-d result was scanned as one element: give it back its shape."""
+    if tuple(value.shape) == shape:
+        return value
+    from services.generator.lowering.ops_views import _reshape
+
+    return _reshape(value, list(shape))

@@ -1,0 +1,337 @@
+"""Row programs: reductions, and the pointwise work that reads them, in one kernel.
+
+A reduction (sum, prod, amax, amin, var) is a lazy :class:`ReductionValue`. When a stored
+value reads reductions over its own trailing elements (a softmax reads a row's max and the
+sum of its exponentials; a layer norm reads a row's mean and variance), one kernel computes
+them and the value together: each program takes a block of rows, computes the reductions
+over each row, then the value over the row's elements. A row that fits a block
+(``PERSISTENT_MAX`` elements) is loaded once and kept in registers for every step; a longer
+row is walked in chunks, once per reduction and once more for the value.
+
+A reduction read any other way (over other dims, or by a kernel that is no row program) is
+computed by a kernel of its own and read back from memory.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+
+from services.generator.lowering import tunables
+from services.generator.lowering.indexing import Expr, fold, linear, numel, range_symbol
+from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Stored, Value, compute_dtype
+from services.generator.lowering.kernels import Kernel, LaunchShape, kernel_args, out_symbols, pow2, tl_type
+
+# A row of up to ``tunables.current().whole_row_max`` elements is kept in registers.
+
+
+def _lowest(dtype: str) -> str:
+    if dtype in FLOATS:
+        return 'float("-inf")'
+    return {"int8": "-128", "int16": "-32768", "int32": "-2147483648", "int64": "-9223372036854775808",
+            "uint8": "0", "bool": "0"}[dtype]
+
+
+def _highest(dtype: str) -> str:
+    if dtype in FLOATS:
+        return 'float("inf")'
+    return {"int8": "127", "int16": "32767", "int32": "2147483647", "int64": "9223372036854775807",
+            "uint8": "255", "bool": "1"}[dtype]
+
+
+class ReductionValue(Value):
+    """``kind`` over ``dims`` of ``src``; computed where a row program reads it, else by a
+    kernel of its own (``realize``)."""
+
+    def __init__(self, builder: Any, src: Value, dims: Sequence[int], kind: str, shape: Sequence[int],
+                 dtype: str, correction: float = 0.0) -> None:
+        self.builder = builder
+        self.src = src
+        self.dims = sorted(dims)
+        self.kind = kind
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = dtype
+        self.correction = correction
+        self.cost = 0
+        self.kept = [s for d, s in enumerate(src.shape) if d not in self.dims]
+        self.reduced = [s for d, s in enumerate(src.shape) if d in self.dims]
+        self.acc = "int32" if dtype == "bool" else compute_dtype(dtype)
+        self._stored: Stored | None = None
+
+    @property
+    def count(self) -> int:
+        return numel(self.reduced)
+
+    def load(self, k: KernelWriter, index: Sequence[Expr], mask: str | None) -> str:
+        row: RowContext | None = getattr(k, "row", None)
+        if row is not None and row.serves(self, index):
+            return row.results[id(self)]
+        if getattr(k, "probing", False):
+            k.pending.append((self, list(index)))  # type: ignore[attr-defined]
+            return k.var(f"tl.full([1], 0, {tl_type(self.acc)})", self.acc)
+        return self.realize().load(k, index, mask)
+
+    def realize(self) -> Stored:
+        if self._stored is None:
+            out = self.builder.new_buffer(self.shape, self.dtype, self.kind)
+            self.builder.emit(row_kernel(self.builder.kernel_name(self.kind), self.src.shape, self.dims,
+                                         [self], out, None))
+            self._stored = Stored(out)
+        return self._stored
+
+
+@dataclass
+class RowContext:
+    """The rows a row program is walking: the symbols of the kept and the reduced dims, and
+    the reductions it has computed so far (their code names, shaped [XBLOCK, 1])."""
+
+    shape: tuple[int, ...]
+    dims: list[int]
+    xs: list[Expr]
+    results: dict[int, str] = field(default_factory=dict)
+
+    def serves(self, r: ReductionValue, index: Sequence[Expr]) -> bool:
+        return (id(r) in self.results and tuple(r.src.shape) == self.shape and r.dims == self.dims
+                and same_index(index, self.xs))
+
+
+def same_index(index: Sequence[Any], symbols: Sequence[Expr]) -> bool:
+    """Whether ``index`` is exactly ``symbols`` (element by element)."""
+    if len(index) != len(symbols):
+        return False
+    for i, s in zip(index, symbols, strict=True):
+        i = fold(sympy.sympify(i))
+        if i != s and sympy.expand(i - s) != 0:
+            return False
+    return True
+
+
+def _merge(rank: int, dims: Sequence[int], xs: Sequence[Expr], rs: Sequence[Expr]) -> list[Expr]:
+    xi, ri = iter(xs), iter(rs)
+    return [next(ri) if d in dims else next(xi) for d in range(rank)]
+
+
+def _block_reduce(k: KernelWriter, r: ReductionValue, values: str, mask: str, mean: str | None = None) -> str:
+    """One block's reduction along axis 1 of ``values`` (lanes outside ``mask`` ignored)."""
+    acc = r.acc
+    v = k.cast(values, acc)
+    if r.kind in ("sum", "var"):
+        if r.kind == "var" and mean is not None:
+            v = k.var(f"({v} - {mean}) * ({v} - {mean})", acc)
+        return k.var(f"tl.sum(tl.where({mask}, {v}, 0), 1)[:, None]", acc)
+    if r.kind == "prod":
+        k.helpers.add("_kv_mul")
+        return k.var(f"tl.reduce(tl.where({mask}, {v}, 1), 1, _kv_mul)[:, None]", acc)
+    big = r.kind == "amax"
+    fill = _lowest(acc) if big else _highest(acc)
+    fold = "tl.max" if big else "tl.min"
+    masked = k.var(f"tl.where({mask}, {v}, {fill})", acc)
+    if acc not in FLOATS:
+        return k.var(f"{fold}({masked}, 1)[:, None]", acc)
+    nan = k.var(f"tl.max(({mask} & ({v} != {v})).to(tl.int32), 1)[:, None]", "int32")
+    return k.var(f"tl.where({nan} > 0, float('nan'), {fold}({masked}, 1)[:, None])", acc)
+
+
+def _combine(k: KernelWriter, r: ReductionValue, a: str, v: str) -> str:
+    """Fold block values into a running [XBLOCK, RBLOCK] accumulator (looped rows)."""
+    if r.kind in ("sum", "var"):
+        return f"{a} + {v}"
+    if r.kind == "prod":
+        return f"{a} * {v}"
+    better = ">" if r.kind == "amax" else "<"
+    cond = f"({v} {better} {a})" + (f" | ({v} != {v})" if r.acc in FLOATS else "")
+    return f"tl.where({cond}, {v}, {a})"
+
+
+def _init(r: ReductionValue) -> str:
+    if r.kind in ("sum", "var"):
+        return "0"
+    if r.kind == "prod":
+        return "1"
+    return _lowest(r.acc) if r.kind == "amax" else _highest(r.acc)
+
+
+def _finish(k: KernelWriter, r: ReductionValue, total: str) -> str:
+    if r.kind != "var":
+        return total
+    return k.var(f"{total} / {max(0.0, r.count - r.correction)!r}", r.acc)
+
+
+def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions: Sequence[ReductionValue],
+               out: Buffer, value: Value | None) -> Kernel:
+    """Computes ``reductions`` (in dependency order) for each row of ``shape`` over ``dims``,
+    then stores ``value`` over the whole of ``shape`` into ``out`` or, without a value, the
+    last reduction per row."""
+    k = KernelWriter(name)
+    dims = sorted(dims)
+    kept = [s for d, s in enumerate(shape) if d not in dims]
+    reduced = [s for d, s in enumerate(shape) if d in dims]
+    xn, rn = numel(kept), numel(reduced)
+    persistent = pow2(rn) <= tunables.current().whole_row_max
+    xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
+    wide = numel(shape) >= 2**31
+    k.line("pid = tl.program_id(0)")
+    k.line(f"xlin = pid.to(tl.int64) * {xblock} + tl.arange(0, {xblock})[:, None]" if wide
+           else f"xlin = pid * {xblock} + tl.arange(0, {xblock})[:, None]")
+    k.line(f"xmask = xlin < {xn}")
+    xs = out_symbols(k, kept, "xlin", "x")
+    ctx = RowContext(tuple(shape), dims, xs)
+    k.row = ctx  # type: ignore[attr-defined]
+    rank = len(shape)
+    alias = f"(xlin * {rn} + rlin)" if rn > 1 else "xlin"
+
+    def row_symbols() -> list[Expr]:
+        k.line(f"mask = xmask & (rlin < {rn})")
+        rs = out_symbols(k, reduced, "rlin", "r")
+        k.aliases[sympy.expand(linear([*xs, *rs], [*kept, *reduced]))] = alias
+        return rs
+
+    if persistent:
+        k.line(f"rlin = tl.arange(0, {rblock})[None, :]")
+        rs = row_symbols()
+        for r in reductions:
+            values = r.src.load(k, _merge(rank, dims, xs, rs), "mask")
+            mean = None
+            if r.kind == "var":
+                total = _block_reduce(k, _sum_like(r), values, "mask")
+                mean = k.var(f"{total} / {r.count}", r.acc)
+            ctx.results[id(r)] = _finish(k, r, _block_reduce(k, r, values, "mask", mean))
+        if value is not None:
+            full = _merge(rank, dims, xs, rs)
+            k.store(out, linear(full, shape), value.load(k, full, "mask"), "mask")
+    else:
+        for r in reductions:
+            passes = 2 if r.kind == "var" else 1
+            mean = None
+            for p in range(passes):
+                acc = k.fresh("acc")
+                k.line(f"{acc} = tl.full([{xblock}, {rblock}], {_init(r)}, {tl_type(r.acc)})")
+                k.dtypes[acc] = r.acc
+                with k.block(f"for roff in range(0, {rn}, {rblock}):"):
+                    k.line(f"rlin = roff + tl.arange(0, {rblock})[None, :]")
+                    rs = row_symbols()
+                    v = k.cast(r.src.load(k, _merge(rank, dims, xs, rs), "mask"), r.acc)
+                    if mean is not None:
+                        v = k.var(f"({v} - {mean}) * ({v} - {mean})", r.acc)
+                    k.line(f"{acc} = tl.where(mask, {_combine(k, r, acc, v)}, {acc})")
+                total = _block_total(k, r, acc)
+                if r.kind == "var" and p == 0:
+                    mean = k.var(f"{total} / {r.count}", r.acc)
+                else:
+                    ctx.results[id(r)] = _finish(k, r, total)
+        if value is not None:
+            with k.block(f"for roff in range(0, {rn}, {rblock}):"):
+                k.line(f"rlin = roff + tl.arange(0, {rblock})[None, :]")
+                rs = row_symbols()
+                full = _merge(rank, dims, xs, rs)
+                k.store(out, linear(full, shape), value.load(k, full, "mask"), "mask")
+    if value is None:
+        k.line(f"tl.store({k.pointer(out)} + xlin, {k.cast(ctx.results[id(reductions[-1])], out.dtype)}, mask=xmask)")
+    return Kernel(k, kernel_args(k), *_launch(xn, rn, persistent), outputs=[out])
+
+
+def _sum_like(r: ReductionValue) -> ReductionValue:
+    twin = ReductionValue.__new__(ReductionValue)
+    twin.__dict__.update(r.__dict__)
+    twin.kind = "sum"
+    return twin
+
+
+def _block_total(k: KernelWriter, r: ReductionValue, acc: str) -> str:
+    """The row totals of a looped accumulator [XBLOCK, RBLOCK] (its lanes all valid)."""
+    return _block_reduce(k, r if r.kind != "var" else _sum_like(r), acc, "xmask")
+
+
+def _launch(xn: int, rn: int, persistent: bool) -> tuple[LaunchShape, LaunchShape]:
+    if persistent:
+        r = pow2(rn)
+        gx = max(1, min(pow2(xn), 4096 // r))
+        cx = max(1, min(pow2(xn), 65536 // r))
+        warps = 16 if r >= 4096 else 8 if r >= 1024 else 4
+        return (LaunchShape((math.ceil(xn / gx),), {"XBLOCK": gx, "RBLOCK": r}, warps),
+                LaunchShape((math.ceil(xn / cx),), {"XBLOCK": cx, "RBLOCK": r}, 1))
+    gr, cr = 2048, 8192
+    gx = 1
+    cx = max(1, min(pow2(xn), 65536 // cr))
+    return (LaunchShape((xn,), {"XBLOCK": gx, "RBLOCK": gr}, 8),
+            LaunchShape((math.ceil(xn / cx),), {"XBLOCK": cx, "RBLOCK": cr}, 1))
+
+
+def plan(builder: Any, value: Value) -> tuple[list[int], list[ReductionValue]] | None:
+    """The reductions a stored ``value`` can compute in its own kernel, in the order they
+    must be computed, and the dims they reduce; None when it reads none that way."""
+    shape = tuple(value.shape)
+    syms = [range_symbol(f"p{d}", s) for d, s in enumerate(shape)]
+    found = _probe(value, shape, syms)
+    groups: dict[tuple[int, ...], list[ReductionValue]] = {}
+    for r, index in found:
+        kept_syms = [syms[d] for d in range(len(shape)) if d not in r.dims]
+        if tuple(r.src.shape) == shape and same_index(index, kept_syms):
+            groups.setdefault(tuple(r.dims), [])
+            if r not in groups[tuple(r.dims)]:
+                groups[tuple(r.dims)].append(r)
+    if not groups:
+        return None
+    dims, roots = max(groups.items(), key=lambda item: len(item[1]))
+    return list(dims), _order(roots, shape, list(dims))
+
+
+def _probe_writer(syms: Sequence[Expr]) -> KernelWriter:
+    k = KernelWriter("probe")
+    k.probing = True  # type: ignore[attr-defined]
+    k.pending = []  # type: ignore[attr-defined]
+    k.pending_products = []  # type: ignore[attr-defined]
+    for d, sym in enumerate(syms):
+        if isinstance(sym, sympy.Symbol):
+            k.names[sym] = f"p{d}"
+    return k
+
+
+def _probe(value: Value, shape: Sequence[int], syms: Sequence[Expr]) -> list[tuple[ReductionValue, list[Expr]]]:
+    """The reductions ``value`` reads (with the index it reads each at), found by writing its
+    code into a throwaway kernel."""
+    k = _probe_writer(syms)
+    value.load(k, list(syms), None)
+    return list(k.pending)  # type: ignore[attr-defined]
+
+
+_PROBE_SYMBOLS: dict[tuple[int, ...], list[Expr]] = {}
+
+
+def probe_symbols(shape: Sequence[int]) -> list[Expr]:
+    """The index symbols ``probe_products`` reads a value of ``shape`` at."""
+    key = tuple(int(s) for s in shape)
+    if key not in _PROBE_SYMBOLS:
+        _PROBE_SYMBOLS[key] = [range_symbol(f"e{d}", s) for d, s in enumerate(key)]
+    return _PROBE_SYMBOLS[key]
+
+
+def probe_products(value: Value) -> list[tuple[Any, list[Expr]]]:
+    """The matrix products (not yet computed) ``value`` reads, with the index it reads each at."""
+    syms = probe_symbols(value.shape)
+    k = _probe_writer(syms)
+    value.load(k, list(syms), None)
+    return list(k.pending_products)  # type: ignore[attr-defined]
+
+
+def _order(roots: Sequence[ReductionValue], shape: tuple[int, ...], dims: list[int]) -> list[ReductionValue]:
+    """``roots`` and the same-row reductions they read, each after what it reads."""
+    ordered: list[ReductionValue] = []
+    syms = [range_symbol(f"q{d}", s) for d, s in enumerate(shape)]
+    kept_syms = [syms[d] for d in range(len(shape)) if d not in dims]
+
+    def visit(r: ReductionValue) -> None:
+        if r in ordered:
+            return
+        for dep, index in _probe(r.src, shape, syms):
+            if dep.dims == dims and tuple(dep.src.shape) == shape and same_index(index, kept_syms):
+                visit(dep)
+        ordered.append(r)
+
+    for r in roots:
+        visit(r)
+    return ordered

@@ -1,0 +1,70 @@
+"""The general lowering's tunables: choices its first draft fixes by rule and a search may
+move (tile sizes, warps, pipeline stages, fusion boundary, rows kept in registers).
+
+The space is data (``kb/lowering/tunables.toml``); ``program_source`` lowers under one
+:class:`Tunables` value, which kernel builders read from :data:`CURRENT`. GPU launch shapes
+follow the tunables; interpreter shapes do not (they only decide screening speed).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Tunables:
+    pointwise_block: int = 1024
+    num_warps: int = 4
+    whole_row_max: int = 8192
+    block_m: int = 0  # 0: by operand type and size
+    block_n: int = 0
+    block_k: int = 0
+    num_stages: int = 3
+    fuse_limit: int = 4
+    attention_block: tuple[int, int] = (64, 64)
+
+    @classmethod
+    def from_strings(cls, values: dict[str, str]) -> Tunables:
+        """From a candidate's tunables (strings); unknown keys are ignored, bad values refused."""
+        def num(key: str, default: int) -> int:
+            raw = values.get(key)
+            if raw is None or raw == "auto":
+                return default
+            value = int(raw)
+            if value <= 0:
+                raise ValueError(f"tunable {key} must be positive (got {raw})")
+            return value
+
+        block = values.get("ATTENTION_BLOCK", "64x64")
+        m, _, n = block.partition("x")
+        return cls(pointwise_block=num("POINTWISE_BLOCK", 1024), num_warps=num("num_warps", 4),
+                   whole_row_max=num("WHOLE_ROW_MAX", 8192), block_m=num("BLOCK_M", 0), block_n=num("BLOCK_N", 0),
+                   block_k=num("BLOCK_K", 0), num_stages=num("num_stages", 3), fuse_limit=num("FUSE_LIMIT", 4),
+                   attention_block=(int(m), int(n or m)))
+
+
+CURRENT: contextvars.ContextVar[Tunables] = contextvars.ContextVar("lowering_tunables", default=Tunables())
+
+
+def current() -> Tunables:
+    return CURRENT.get()
+
+
+@contextmanager
+def using(tunables: Tunables) -> Iterator[None]:
+    token = CURRENT.set(tunables)
+    try:
+        yield
+    finally:
+        CURRENT.reset(token)
+
+
+def space(kb_dir: Path) -> dict[str, list[str]]:
+    """The tunable space (first value of each list is the default)."""
+    raw = tomllib.loads((kb_dir / "lowering" / "tunables.toml").read_text())
+    return {str(k): [str(v) for v in values] for k, values in raw["tunables"].items()}

@@ -1,0 +1,150 @@
+"""The general lowering on convolutions: every option of aten.convolution (rank 1-3, stride,
+padding, dilation, groups, bias, transposed with output padding), both kernel forms (the
+implicit GEMM and the per-output reduction), 16-bit inputs, and small networks.
+
+Sizes are odd so that no block divides them, and small so that the interpreter runs each
+case in about a second.
+"""
+
+from __future__ import annotations
+
+import pytest
+from lowering_check import check
+
+HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+
+def spec(init: str, forward: str, inputs: str) -> str:
+    """A spec: ``init`` lines in __init__, ``forward`` lines in forward(self, x, *rest),
+    ``inputs`` the elements of get_inputs()'s list."""
+    body = "".join(f"        {line}\n" for line in init.strip().splitlines()) or "        pass\n"
+    fwd = "".join(f"        {line}\n" for line in forward.strip().splitlines())
+    return (HEAD + "\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n" + body
+            + f"\n    def forward(self, x, *rest):\n{fwd}\n\ndef get_inputs():\n    return [{inputs}]\n\n"
+            "def get_init_inputs():\n    return []\n")
+
+
+# name: (layer, input shape). The comment says which kernel form the sizes select.
+LAYERS = {
+    "conv1d_small_k": ("nn.Conv1d(4, 16, 3)", (2, 4, 17)),  # reduction: K = 12
+    "conv1d_stride_pad_dilation": ("nn.Conv1d(8, 24, 5, stride=2, padding=3, dilation=2)", (2, 8, 23)),  # GEMM
+    "conv1d_unbatched": ("nn.Conv1d(6, 20, 3, padding=1)", (6, 15)),
+    "conv2d_pointwise_1x1": ("nn.Conv2d(16, 32, 1)", (2, 16, 7, 9)),
+    "conv2d_rgb_stem": ("nn.Conv2d(3, 8, 3, padding=1)", (2, 3, 11, 13)),
+    "conv2d_3x3_no_bias": ("nn.Conv2d(16, 24, 3, padding=1, bias=False)", (2, 16, 9, 11)),
+    "conv2d_rect_stride_dilation": ("nn.Conv2d(8, 20, (3, 5), stride=(2, 3), padding=(2, 1), dilation=(1, 2))",
+                                    (2, 8, 13, 17)),
+    "conv2d_same_padding": ("nn.Conv2d(4, 16, 3, padding='same', dilation=2)", (1, 4, 9, 10)),
+    "conv2d_groups_gemm": ("nn.Conv2d(32, 64, 3, padding=1, groups=2)", (1, 32, 7, 9)),
+    "conv2d_groups_reduction": ("nn.Conv2d(12, 18, 3, groups=3)", (2, 12, 9, 8)),
+    "conv2d_depthwise": ("nn.Conv2d(16, 16, 3, padding=1, groups=16)", (2, 16, 9, 11)),
+    "conv2d_depthwise_multiplier": ("nn.Conv2d(8, 16, 5, stride=2, padding=2, groups=8)", (2, 8, 11, 9)),
+    "conv2d_large_stride": ("nn.Conv2d(3, 16, 4, stride=4)", (2, 3, 17, 19)),  # patchify
+    "conv3d_gemm": ("nn.Conv3d(4, 16, 3, padding=1)", (2, 4, 5, 6, 7)),
+    "conv3d_grouped_strided": ("nn.Conv3d(6, 6, (2, 3, 3), stride=(1, 2, 2), groups=3)", (1, 6, 4, 7, 9)),
+    "convT1d": ("nn.ConvTranspose1d(8, 16, 4, stride=2, padding=1)", (2, 8, 9)),
+    "convT2d_output_padding": ("nn.ConvTranspose2d(16, 32, 3, stride=2, padding=1, output_padding=1)",
+                               (2, 16, 5, 7)),
+    "convT2d_groups_dilation": ("nn.ConvTranspose2d(6, 4, 3, stride=3, padding=2, output_padding=1, groups=2, "
+                                "dilation=2)", (2, 6, 5, 4)),
+    "convT2d_depthwise": ("nn.ConvTranspose2d(8, 8, 3, stride=2, groups=8, bias=False)", (2, 8, 5, 6)),
+    "convT2d_stride1": ("nn.ConvTranspose2d(16, 16, 3, padding=1)", (1, 16, 6, 7)),
+    "convT3d": ("nn.ConvTranspose3d(4, 16, 3, stride=2, padding=1, output_padding=(0, 1, 1))", (1, 4, 3, 4, 5)),
+    "convT2d_rect_stride_groups": ("nn.ConvTranspose2d(32, 64, (3, 5), stride=(1, 3), padding=(0, 2), "
+                                   "output_padding=(0, 1), groups=2)", (1, 32, 4, 5)),
+    "convT2d_kernel_below_stride": ("nn.ConvTranspose2d(16, 16, 2, stride=3)", (1, 16, 4, 5)),  # phases with no tap
+    "convT2d_large_padding": ("nn.ConvTranspose2d(16, 16, 5, stride=2, padding=3, output_padding=1)", (1, 16, 5, 6)),
+    "convT2d_float64": ("nn.ConvTranspose2d(16, 16, 3, stride=2).double()", (1, 16, 4, 5)),
+}
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return ", ".join(str(s) for s in shape)
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_convolution_layer(name: str) -> None:
+    layer, shape = LAYERS[name]
+    dtype = ", dtype=torch.float64" if "double" in layer else ""
+    check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)}{dtype})"))
+
+
+@pytest.mark.parametrize("name", ["conv2d_3x3_no_bias", "conv2d_depthwise", "convT2d_output_padding",
+                                  "conv1d_small_k"])
+def test_convolution_layer_float16(name: str) -> None:
+    layer, shape = LAYERS[name]
+    check(spec(f"self.layer = {layer}.half()", "return self.layer(x)", f"torch.randn({_shape(shape)}).half()"),
+          atol=1e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("name", ["conv2d_3x3_no_bias", "conv2d_depthwise"])
+def test_convolution_layer_bfloat16(name: str) -> None:
+    layer, shape = LAYERS[name]
+    check(spec(f"self.layer = {layer}.bfloat16()", "return self.layer(x)",
+               f"torch.randn({_shape(shape)}).bfloat16()"), atol=3e-2, rtol=3e-2)
+
+
+def test_padding_reads_zero_from_a_computed_input() -> None:
+    # x + 1 stays lazy inside the convolution's loads: its padding must still be 0, not 1.
+    for layer in ("nn.Conv2d(16, 32, 3, padding=2)", "nn.Conv2d(4, 4, 3, padding=1, groups=4)"):
+        channels = 16 if "16" in layer else 4
+        check(spec(f"self.layer = {layer}", "return self.layer(x + 1.0)", f"torch.randn(2, {channels}, 7, 9)"))
+
+
+def test_functional_convolution_with_weights_as_inputs() -> None:
+    check(spec("", "return F.conv2d(x, rest[0], rest[1], stride=2, padding=1) * 0.5",
+               "torch.randn(2, 8, 9, 11), torch.randn(16, 8, 3, 3), torch.randn(16)"))
+    check(spec("", "return F.conv_transpose1d(x, rest[0].t().unsqueeze(-1).expand(-1, -1, 3), stride=2)",
+               "torch.randn(2, 8, 9), torch.randn(16, 8)"))
+
+
+BN_INIT = """
+for m in self.modules():
+    if isinstance(m, (nn.BatchNorm2d, nn.BatchNorm1d)):
+        nn.init.uniform_(m.running_mean, -0.5, 0.5)
+        nn.init.uniform_(m.running_var, 0.5, 1.5)
+        nn.init.uniform_(m.weight, 0.5, 1.5)
+        nn.init.uniform_(m.bias, -0.5, 0.5)
+"""
+
+NETWORKS = {
+    "conv_bn_relu_pool": ("""
+self.features = nn.Sequential(
+    nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+    nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.AdaptiveAvgPool2d(1))
+self.head = nn.Linear(32, 10)
+""", "return self.head(torch.flatten(self.features(x), 1))", "torch.randn(2, 3, 15, 13)"),
+    "depthwise_separable": ("""
+self.dw = nn.Conv2d(16, 16, 3, stride=2, padding=1, groups=16, bias=False)
+self.bn1 = nn.BatchNorm2d(16)
+self.pw = nn.Conv2d(16, 32, 1, bias=False)
+self.bn2 = nn.BatchNorm2d(32)
+""", "return F.relu6(self.bn2(self.pw(F.relu6(self.bn1(self.dw(x))))))", "torch.randn(2, 16, 11, 9)"),
+    "unet_down_up": ("""
+self.enc = nn.Sequential(nn.Conv2d(4, 16, 3, padding=1), nn.ReLU())
+self.mid = nn.Sequential(nn.Conv2d(16, 32, 3, padding=1), nn.ReLU())
+self.up = nn.ConvTranspose2d(32, 16, 2, stride=2)
+self.dec = nn.Conv2d(32, 16, 3, padding=1)
+""", """
+skip = self.enc(x)
+y = self.up(self.mid(F.max_pool2d(skip, 2)))
+return torch.relu(self.dec(torch.cat([y, skip], dim=1)))
+""", "torch.randn(2, 4, 10, 14)"),
+    "resnet_basic_block": ("""
+self.conv1 = nn.Conv2d(16, 32, 3, stride=2, padding=1, bias=False)
+self.bn1 = nn.BatchNorm2d(32)
+self.conv2 = nn.Conv2d(32, 32, 3, padding=1, bias=False)
+self.bn2 = nn.BatchNorm2d(32)
+self.down = nn.Sequential(nn.Conv2d(16, 32, 1, stride=2, bias=False), nn.BatchNorm2d(32))
+""", """
+y = torch.relu(self.bn1(self.conv1(x)))
+y = self.bn2(self.conv2(y))
+return torch.relu(y + self.down(x))
+""", "torch.randn(2, 16, 9, 11)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NETWORKS))
+def test_small_network(name: str) -> None:
+    init, forward, inputs = NETWORKS[name]
+    check(spec(init + BN_INIT, forward, inputs), atol=2e-4, rtol=2e-4)

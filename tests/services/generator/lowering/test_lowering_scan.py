@@ -1,0 +1,133 @@
+"""The general lowering on scans and sorting, against PyTorch's own results.
+
+Indices are compared exactly, so inputs with ties go through stable sorts only (PyTorch's
+default sort, topk and kthvalue order ties as their algorithms happen to).
+"""
+
+from __future__ import annotations
+
+import pytest
+from lowering_check import check
+
+HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+
+def spec(forward: str, inputs: str) -> str:
+    fwd = "".join(f"        {line}\n" for line in forward.strip().splitlines())
+    return (HEAD + "\n\nclass Model(nn.Module):\n    def forward(self, *xs):\n" + fwd
+            + f"\n\ndef get_inputs():\n    return [{inputs}]\n\ndef get_init_inputs():\n    return []\n")
+
+
+INPUTS = {
+    "float32": "torch.randn(4, 5, 6)",
+    "int64": "torch.randint(-3, 4, (4, 5, 6))",
+    "float16": "torch.randn(4, 5, 6).half()",
+}
+TOLERANCE = {"float32": 1e-4, "int64": 0.0, "float16": 2e-2}
+
+
+@pytest.mark.parametrize("dtype", sorted(INPUTS))
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumsum_cumprod_forward_reverse_exclusive_masked(dtype: str, dim: int) -> None:
+    """Every dim, reversed through flips, exclusive through a subtraction, masked through
+    where, and the dtype argument (the input is cast before the scan)."""
+    forward = f"""
+x = xs[0]
+d = {dim}
+return (torch.cumsum(x, d), torch.cumsum(x.flip(d), d).flip(d), torch.cumsum(x, d) - x,
+        torch.cumsum(torch.where(x > 0, x, torch.zeros_like(x)), d), torch.cumsum(x, d, dtype=torch.float64),
+        torch.cumprod(x, d), torch.cumprod(x.flip(d), d).flip(d))
+"""
+    tol = TOLERANCE[dtype]
+    check(spec(forward, INPUTS[dtype]), atol=tol, rtol=tol)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_logcumsumexp_cummax_cummin_with_nan_and_ties(dim: int) -> None:
+    """cummax/cummin keep the latest index of a tie and stay on the first NaN met."""
+    forward = f"""
+x, t = xs
+x = torch.where(x > 1.5, float("nan"), x)
+y = torch.where(x < -2.0, float("-inf"), x)
+return (torch.logcumsumexp(x, {dim}), torch.logcumsumexp(y, {dim}), *torch.cummax(x, {dim}), *torch.cummin(x, {dim}),
+        *torch.cummax(t, {dim}), *torch.cummin(t, {dim}))
+"""
+    check(spec(forward, "torch.randn(7, 9), torch.randint(-2, 3, (7, 9))"))
+
+
+def test_scans_of_rows_longer_than_a_block_carry_between_chunks() -> None:
+    """Rows of 10000 elements: the interpreter's blocks hold 8192, so the carry is used."""
+    forward = """
+x, t = xs
+return torch.cumsum(x, 1), torch.cumsum(t, 0), *torch.cummax(t, 1), torch.logcumsumexp(x, 1)
+"""
+    check(spec(forward, "torch.rand(2, 10000), torch.randint(-50, 50, (2, 10000))"))
+
+
+def test_boolean_and_integer_scans_promote_to_int64() -> None:
+    forward = """
+x = xs[0]
+return torch.cumsum(x > 0, 1), torch.cumsum((x * 10).int(), 0), torch.cumprod((x > 0).long() + 1, 1)
+"""
+    check(spec(forward, "torch.randn(5, 8)"))
+
+
+SORTS = {
+    "float32": "torch.randn(6, 7, 9)",
+    "int64": "torch.randint(-4, 5, (6, 7, 9))",
+    "float16": "torch.randn(6, 7, 9).half()",
+}
+
+
+@pytest.mark.parametrize("dtype", sorted(SORTS))
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("descending", [False, True])
+def test_stable_sort_any_dim_both_directions(dtype: str, dim: int, descending: bool) -> None:
+    """Stable sorts with ties (integers) and NaN (placed last ascending, first descending)."""
+    nan = "x = torch.where(x > 1.2, float('nan'), x)\n" if dtype != "int64" else ""
+    forward = f"""
+x = xs[0]
+{nan}return (*torch.sort(x, dim={dim}, descending={descending}, stable=True),
+        torch.argsort(x, dim={dim}, descending={descending}, stable=True))
+"""
+    check(spec(forward, SORTS[dtype]))
+
+
+def test_default_sort_topk_kthvalue_median_of_distinct_values() -> None:
+    """Distinct values (a permutation), so every index is determined."""
+    forward = """
+x = xs[0].float() / 3.0
+return (*torch.sort(x, 1), *torch.sort(x, 0, descending=True), torch.msort(x), torch.argsort(x, -1),
+        *torch.topk(x, 3, 1), *torch.topk(x, 2, 0, largest=False), *torch.topk(x, 4, -1, sorted=True),
+        *torch.kthvalue(x, 4, 1), *torch.kthvalue(x, 2, 0, keepdim=True), *torch.median(x, 1),
+        *torch.median(x, 0, keepdim=True), torch.median(x))
+"""
+    check(spec(forward, "torch.randperm(54).view(6, 9)"))
+
+
+def test_median_and_nanmedian_with_nan_rows() -> None:
+    """median is NaN (at the first NaN) where a row has one; nanmedian skips NaNs. Row 0 is
+    all NaN: PyTorch's nanmedian index there is its algorithm's choice, so only its value
+    is compared."""
+    forward = """
+x = xs[0].float() / 5.0
+x = torch.where(xs[1] > 0.7, float("nan"), x)
+x = torch.where(torch.arange(6)[:, None] == 0, float("nan"), x)
+return (*torch.median(x, 1), *torch.nanmedian(x[1:], 1), torch.nanmedian(x, 1)[0], torch.nanmedian(x),
+        *torch.median(x[:, :8], 1), *torch.topk(torch.where(x != x, -1.0 - xs[1], x), 3, 1, largest=False))
+"""
+    check(spec(forward, "torch.randperm(60).view(6, 10), torch.rand(6, 10)"))
+
+
+def test_sorting_rows_longer_than_a_chunk() -> None:
+    """Rows of 1500: the rank loop walks them in chunks of 1024 under the interpreter."""
+    forward = """
+x, t = xs
+return *torch.sort(t, dim=1, stable=True), *torch.topk(x, 5, 1)
+"""
+    check(spec(forward, "torch.randperm(3000).view(2, 1500).float(), torch.randint(0, 50, (2, 1500))"))
+
+
+def test_quantile_sorts_then_gathers() -> None:
+    check(spec("return torch.quantile(xs[0], 0.3, dim=1), torch.quantile(xs[0], 0.75, dim=0, keepdim=True)",
+               "torch.randn(6, 11)"))

@@ -1,0 +1,140 @@
+"""Specs as users write them: module containers, custom blocks, parameters built by hand,
+constructor arguments of every kind, capitalised and defaulted forward arguments."""
+
+from __future__ import annotations
+
+import pytest
+from lowering_check import _load, check, generate
+
+import torch
+
+STYLES = {
+    "sequential_and_modulelist": '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])])
+        self.head = nn.Sequential(nn.ReLU(), nn.Linear(sizes[-1], 3), nn.Tanh())
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return self.head(X)
+
+def get_inputs():
+    return [torch.randn(4, 8)]
+
+def get_init_inputs():
+    return [[8, 16, 12]]
+''',
+    "custom_blocks_inheriting": '''
+import torch
+import torch.nn as nn
+
+class Base(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+class Gated(Base):
+    def __init__(self, dim, act="gelu"):
+        super(Gated, self).__init__(dim)
+        self.gate = nn.Parameter(torch.randn(dim) * 0.1)
+        self.act = act
+    def forward(self, x):
+        y = self.proj(x)
+        y = torch.nn.functional.gelu(y) if self.act == "gelu" else torch.relu(y)
+        return y * torch.sigmoid(self.gate)
+
+class Model(nn.Module):
+    def __init__(self, dim, depth, act):
+        super().__init__()
+        self.blocks = nn.ModuleDict({f"b{i}": Gated(dim, act) for i in range(depth)})
+        self.register_buffer("scale", torch.linspace(0.5, 1.5, dim))
+    def forward(self, A, B=None):
+        for block in self.blocks.values():
+            A = A + block(A)
+        return A * self.scale
+
+def get_inputs():
+    return [torch.randn(3, 10)]
+
+def get_init_inputs():
+    return [10, 2, "gelu"]
+''',
+    "module_level_helpers": '''
+import math
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HIDDEN = 2 * 16
+EPS = 1e-5
+
+def init_weight(n, m):
+    return nn.Parameter(torch.randn(n, m) / math.sqrt(m))
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = init_weight(HIDDEN, 16)
+        self.eps = EPS
+    def forward(self, x):
+        y = F.linear(x, self.w)
+        return y / (y.pow(2).mean(-1, keepdim=True) + self.eps).sqrt()
+
+def get_inputs():
+    return [torch.randn(5, 16)]
+
+def get_init_inputs():
+    return []
+''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(STYLES))
+def test_spec_styles(name: str) -> None:
+    check(STYLES[name])
+
+
+def test_other_constructor_arguments_are_refused_naming_the_attribute() -> None:
+    source = STYLES["custom_blocks_inheriting"]
+    cand = _load(generate(source), "cand_args")
+    with pytest.raises(ValueError, match="act"):
+        cand.ModelNew(10, 2, "relu")
+
+
+def test_other_input_shapes_are_refused_naming_the_served_ones() -> None:
+    cand = _load(generate(STYLES["module_level_helpers"]), "cand_shapes")
+    model = cand.ModelNew()
+    with pytest.raises(ValueError, match=r"\(5, 16\)"):
+        model(torch.randn(6, 16))
+
+
+def test_a_missing_package_is_named() -> None:
+    import tempfile
+
+    from services.generator.lowering.capture import capture
+
+    source = "import einops_not_here\n" + STYLES["module_level_helpers"]
+    with tempfile.NamedTemporaryFile("w", suffix=".py") as fh:
+        fh.write(source)
+        fh.flush()
+        result = capture(source, [("default", {})], fh.name)
+    assert not result.ok and "'einops_not_here'" in result.error and "not installed" in result.error
+
+
+def test_constant_tensors_built_in_forward() -> None:
+    source = STYLES["module_level_helpers"].replace(
+        "        return y / (y.pow(2).mean(-1, keepdim=True) + self.eps).sqrt()",
+        "        w = torch.tensor([0.5, 1.5, 2.0, 1.0] * 8)\n"
+        "        return y * w / (y.pow(2).mean(-1, keepdim=True) + self.eps).sqrt()")
+    code = check(source)
+    assert "_kv_consts" in code
+    cand = _load(code, "cand_consts")
+    model = cand.ModelNew()
+    x = torch.randn(5, 16)
+    model(x)
+    assert model(x).shape == (5, 32) and len(model._kv_consts) == 1  # built once, reused

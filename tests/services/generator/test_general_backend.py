@@ -1,0 +1,65 @@
+"""Specs no template serves get a kernel program from the general lowering, which passes the
+evaluator (sandboxed, cpu pool): the whole path a user's unusual spec takes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from kevolve.config import REPO_ROOT
+from kevolve.platforms import get_platform
+from kevolve.v1 import common_pb2, work_pb2
+from services.evaluator.config import EvaluatorSettings
+from services.evaluator.harness import Harness
+from services.evaluator.plan import EvalJob
+from services.generator.backends.offline import OfflineBackend
+
+SPECS = sorted((REPO_ROOT / "tests" / "fixtures" / "specs" / "general").glob("*.py"))
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
+    h = Harness(EvaluatorSettings(platform="cpu", scratch_dir=tmp_path_factory.mktemp("ev"), timeout_s=300,
+                                  memory_mb=4096), REPO_ROOT / "kb")
+    yield h
+    h.close()
+
+
+@pytest.fixture
+async def backend(tmp_path: Path) -> AsyncIterator[OfflineBackend]:
+    b = OfflineBackend(REPO_ROOT / "kb" / "templates", trace_timeout_s=120, scratch_dir=tmp_path / "gen")
+    yield b
+    await b.aclose()
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+async def test_general_program_passes_the_evaluator(spec: Path, backend: OfflineBackend, harness: Harness) -> None:
+    request = work_pb2.GenerateRequest()
+    request.expand.tenant = "t"
+    request.expand.spec_name = spec.stem
+    gen = await backend.generate(request, "", spec.read_text(), None)
+    assert gen.code, gen.error
+    assert gen.tunables["template"] == "general"
+    outcome = harness.evaluate(EvalJob(spec_source=spec.read_text(), candidate_source=gen.code,
+                                       platform=get_platform(REPO_ROOT / "kb", "cpu"), seed=11, tenant="t"))
+    result = outcome.result
+    assert result.verdict == common_pb2.PASSED, (result.decided_by, result.reason, outcome.report["traceback"][-2000:])
+
+
+async def test_later_expansions_move_the_lowerings_tunables(backend: OfflineBackend) -> None:
+    spec = SPECS[0]
+    first_request = work_pb2.GenerateRequest()
+    first_request.expand.tenant = "t"
+    first = await backend.generate(first_request, "", spec.read_text(), None)
+    assert first.code and first.tunables["template"] == "general"
+    child_request = work_pb2.GenerateRequest(diagnosis=work_pb2.Diagnosis(category="slow", bottleneck="compute_bound"))
+    child_request.expand.tenant = "t"
+    child_request.expand.parent.node_id = "p"
+    child_request.expand.parent.tunables.update(first.tunables)
+    child = await backend.generate(child_request, "", spec.read_text(), None)
+    assert child.code and child.tunables["template"] == "general"
+    moved = {k for k in first.tunables if first.tunables[k] != child.tunables.get(k)}
+    assert len(moved) == 1, moved  # one knob per expansion
+    assert child.code != first.code

@@ -1,0 +1,121 @@
+"""Check the general lowering's kernel programs on a GPU at the specs' own (production) sizes.
+
+For each spec: capture it, write the kernel program, run the program and the reference on
+the GPU with the same weights and inputs, compare (the evaluator's tolerances: 1e-4 for
+float32, 1e-2 for 16-bit floats), and time both with ``triton.testing.do_bench``, plus
+``torch.compile`` of the reference when ``--compile`` is given. One JSON line per spec.
+
+This runs spec code in-process: use it on specs you wrote, not on a service's inputs.
+
+    python tools/lowering_gpu_check.py SPEC_OR_DIR ... --out results.jsonl [--compile] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import torch  # noqa: E402
+
+from kevolve.specfile import load_module  # noqa: E402
+from services.generator.lowering import program_source  # noqa: E402
+from services.generator.lowering.capture import capture  # noqa: E402
+
+
+def _outputs(value: Any) -> list[torch.Tensor]:
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+def _tolerance(dtype: torch.dtype) -> float:
+    return 1e-2 if dtype in (torch.float16, torch.bfloat16) else 1e-4
+
+
+def check(path: Path, with_compile: bool) -> dict[str, Any]:
+    import triton.testing
+
+    row: dict[str, Any] = {"spec": str(path)}
+    source = path.read_text()
+    started = time.perf_counter()
+    cap = capture(source, [("default", {})], str(path))
+    row["capture_s"] = round(time.perf_counter() - started, 2)
+    if not cap.ok:
+        row.update(status="capture_failed", error=cap.error[:500])
+        return row
+    try:
+        code = program_source(source, path.stem, cap)
+    except Exception as exc:  # noqa: BLE001 - reported per spec
+        row.update(status="lowering_failed", error=f"{type(exc).__name__}: {exc}"[:500])
+        return row
+    work = Path(tempfile.mkdtemp())
+    (work / "cand.py").write_text(code)
+    spec = load_module(source, f"gpu_spec_{path.stem}", None, str(path))
+    cand = load_module(code, f"gpu_cand_{path.stem}", None, str(work / "cand.py"))
+    torch.manual_seed(0)
+    init = spec.get_init_inputs()
+    ref = spec.Model(*init).cuda().eval()
+    new = cand.ModelNew(*init).cuda().eval()
+    new.load_state_dict(ref.state_dict(), strict=False)
+    inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in spec.get_inputs()]
+    try:
+        with torch.no_grad():
+            want = _outputs(ref(*inputs))
+            got = _outputs(new(*inputs))
+            torch.cuda.synchronize()
+    except Exception as exc:  # noqa: BLE001
+        row.update(status="run_failed", error=f"{type(exc).__name__}: {exc}"[:800],
+                   trace=traceback.format_exc()[-1500:])
+        return row
+    errors = []
+    for w, g in zip(want, got, strict=True):
+        tol = _tolerance(w.dtype)
+        ok = w.shape == g.shape and (torch.allclose(g.float(), w.float(), atol=tol, rtol=tol, equal_nan=True)
+                                     if w.is_floating_point() else torch.equal(g, w))
+        if not ok:
+            errors.append(float((g.float() - w.float()).abs().max()) if w.shape == g.shape else "shape")
+    row["correct"] = not errors
+    if errors:
+        row["max_abs_error"] = errors
+    with torch.no_grad():
+        row["kernel_ms"] = triton.testing.do_bench(lambda: new(*inputs))
+        row["eager_ms"] = triton.testing.do_bench(lambda: ref(*inputs))
+        if with_compile:
+            compiled = torch.compile(ref)
+            compiled(*inputs)
+            row["compile_ms"] = triton.testing.do_bench(lambda: compiled(*inputs))
+    row["status"] = "ok"
+    row["kernels"] = code.count("@triton.jit")
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--compile", action="store_true", help="also time torch.compile of the reference")
+    parser.add_argument("--limit", type=int, default=0, help="at most this many specs")
+    args = parser.parse_args()
+    specs = [p for path in args.paths for p in (sorted(path.rglob("*.py")) if path.is_dir() else [path])]
+    if args.limit:
+        specs = specs[: args.limit]
+    with args.out.open("a") as out:
+        for spec in specs:
+            try:
+                row = check(spec, args.compile)
+            except Exception as exc:  # noqa: BLE001 - one spec's failure never stops the run
+                row = {"spec": str(spec), "status": "error", "error": f"{type(exc).__name__}: {exc}"[:800]}
+            torch.cuda.empty_cache()
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+            print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
