@@ -8,11 +8,18 @@ float32, 1e-2 for 16-bit floats), and time both with ``triton.testing.do_bench``
 This runs spec code in-process: use it on specs you wrote, not on a service's inputs.
 
     python tools/lowering_gpu_check.py SPEC_OR_DIR ... --out results.jsonl [--compile] [--limit N]
+        [--shard I/N --gpu-lock FILE]
+
+Several shards may run at once on one GPU: capture, lowering and compiles overlap, and the
+correctness run and timings of one spec hold the lock file, so no two specs are timed at once.
+float32 runs at full precision on both sides (TF32 off), as in the evaluator.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import sys
 import tempfile
@@ -38,9 +45,27 @@ def _tolerance(dtype: torch.dtype) -> float:
     return 1e-2 if dtype in (torch.float16, torch.bfloat16) else 1e-4
 
 
-def check(path: Path, with_compile: bool) -> dict[str, Any]:
-    import triton.testing
+@contextlib.contextmanager
+def _gpu_lock(path: Path | None) -> Any:
+    if path is None:
+        yield
+        return
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
+
+def _warm(fn: Any, inputs: list[Any]) -> None:
+    """Compile outside the lock: Triton and Inductor compile on first call."""
+    with torch.no_grad():
+        fn(*inputs)
+    torch.cuda.synchronize()
+
+
+def check(path: Path, with_compile: bool, lock: Path | None = None) -> dict[str, Any]:
     row: dict[str, Any] = {"spec": str(path)}
     source = path.read_text()
     started = time.perf_counter()
@@ -64,6 +89,22 @@ def check(path: Path, with_compile: bool) -> dict[str, Any]:
     new = cand.ModelNew(*init).cuda().eval()
     new.load_state_dict(ref.state_dict(), strict=False)
     inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in spec.get_inputs()]
+    compiled = torch.compile(ref) if with_compile else None
+    try:
+        _warm(new, inputs)
+        if compiled is not None:
+            _warm(compiled, inputs)
+    except Exception as exc:  # noqa: BLE001
+        row.update(status="run_failed", error=f"{type(exc).__name__}: {exc}"[:800],
+                   trace=traceback.format_exc()[-1500:])
+        return row
+    with _gpu_lock(lock):
+        return _measure(row, code, ref, new, compiled, inputs)
+
+
+def _measure(row: dict[str, Any], code: str, ref: Any, new: Any, compiled: Any, inputs: list[Any]) -> dict[str, Any]:
+    import triton.testing
+
     try:
         with torch.no_grad():
             want = _outputs(ref(*inputs))
@@ -86,9 +127,7 @@ def check(path: Path, with_compile: bool) -> dict[str, Any]:
     with torch.no_grad():
         row["kernel_ms"] = triton.testing.do_bench(lambda: new(*inputs))
         row["eager_ms"] = triton.testing.do_bench(lambda: ref(*inputs))
-        if with_compile:
-            compiled = torch.compile(ref)
-            compiled(*inputs)
+        if compiled is not None:
             row["compile_ms"] = triton.testing.do_bench(lambda: compiled(*inputs))
     row["status"] = "ok"
     row["kernels"] = code.count("@triton.jit")
@@ -101,14 +140,20 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--compile", action="store_true", help="also time torch.compile of the reference")
     parser.add_argument("--limit", type=int, default=0, help="at most this many specs")
+    parser.add_argument("--shard", default="0/1", help="I/N: every N-th spec from the I-th")
+    parser.add_argument("--gpu-lock", type=Path, default=None, help="a lock file shared by concurrent shards")
     args = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     specs = [p for path in args.paths for p in (sorted(path.rglob("*.py")) if path.is_dir() else [path])]
     if args.limit:
         specs = specs[: args.limit]
+    index, count = (int(x) for x in args.shard.split("/"))
+    specs = specs[index::count]
     with args.out.open("a") as out:
         for spec in specs:
             try:
-                row = check(spec, args.compile)
+                row = check(spec, args.compile, args.gpu_lock)
             except Exception as exc:  # noqa: BLE001 - one spec's failure never stops the run
                 row = {"spec": str(spec), "status": "error", "error": f"{type(exc).__name__}: {exc}"[:800]}
             torch.cuda.empty_cache()

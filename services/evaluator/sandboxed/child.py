@@ -146,7 +146,25 @@ def _classify(exc: BaseException) -> Failure:
         return Failure("CRASHED", "runtime:exit", f"the candidate called exit ({exc.code})", tb)
     if module.startswith("triton") and ("Compil" in name or "Interpreter" in name):
         return Failure("COMPILE_ERROR", "runtime:triton_compile", text, tb)
-    return Failure("RUNTIME_ERROR", "runtime:exception", text, tb)
+    return Failure("RUNTIME_ERROR", "runtime:exception", f"{text}{_where(exc)}", tb)
+
+
+def _where(exc: BaseException) -> str:
+    """" (raised in FILE:LINE, FUNC)" for the innermost frame: the reason alone rarely says which
+    call failed (an OSError from a C call names no file). Library frames are named from their
+    package down, so no host path reaches the report."""
+    tb = exc.__traceback__
+    if tb is None:
+        return ""
+    frame = traceback.extract_tb(tb)[-1]
+    parts = Path(frame.filename).parts
+    for anchor in ("site-packages", "dist-packages"):
+        if anchor in parts:
+            parts = parts[parts.index(anchor) + 1:]
+            break
+    else:
+        parts = parts[-1:]
+    return f" (raised in {'/'.join(parts)}:{frame.lineno}, {frame.name})"
 
 
 def _timing_step(step: Callable[[], T], doing: str) -> T:
@@ -392,11 +410,21 @@ def run_candidate(plan: EvalPlan, work: Path) -> CandidateResult:
                            environment=run.platform.environment(), phases_s=phases)
 
 
+def full_float32() -> None:
+    """float32 in full precision for the reference, the baselines and any torch op a candidate
+    calls: PyTorch runs cuDNN convolutions in TF32 by default, whose ~1e-3 error would make a
+    correct float32 kernel fail the float32 tolerance, and would time the baselines at a
+    precision the candidate is not allowed."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+
 def run_mode(mode: str, plan_path: Path) -> None:
     """Run one child job and write ``<mode>.result.json`` next to the plan."""
     work = plan_path.parent
     plan = EvalPlan.load(plan_path)
     torch.set_num_threads(1)
+    full_float32()
     result: ChildStatus
     try:
         result = run_reference(plan, work) if mode == "reference" else run_candidate(plan, work)

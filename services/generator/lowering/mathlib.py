@@ -84,6 +84,18 @@ def _kv_round(x):
 def _kv_trunc(x):
     return tl.where(x < 0, tl.ceil(x), tl.floor(x))
 ''',
+    "_kv_fmod": '''
+@triton.jit
+def _kv_fmod(a, b):
+    # C's fmod, exact while the quotient is below 2**24: the fused a - q*b of the truncated
+    # quotient is the remainder itself; a quotient rounded across an integer is put right.
+    x = a / b
+    q = tl.where(x < 0, tl.ceil(x), tl.floor(x))
+    r = tl.fma(-q, b, a)
+    ab = tl.abs(b)
+    r = tl.where((r != 0) & ((r < 0) != (a < 0)), r + tl.where(r < 0, ab, -ab), r)
+    return tl.where(tl.abs(r) >= ab, r - tl.where(r < 0, -ab, ab), r)
+''',
     "_kv_max": '''
 @triton.jit
 def _kv_max(a, b):

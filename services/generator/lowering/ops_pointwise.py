@@ -217,7 +217,7 @@ def fmod(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Val
     shape, dtype = out_meta(node)
     if dtype in FLOATS:
         return elementwise(shape, dtype, args[:2], dtype, lambda k, a: (
-            k.helpers.add("_kv_trunc") or f"({a[0]} - _kv_trunc({a[0]} / {a[1]}) * {a[1]})"))
+            k.helpers.add("_kv_fmod") or f"_kv_fmod({a[0]}, {a[1]})"))
     return elementwise(shape, dtype, args[:2], dtype, _fmt("({0} % {1})"))
 
 

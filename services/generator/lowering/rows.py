@@ -6,7 +6,8 @@ sum of its exponentials; a layer norm reads a row's mean and variance), one kern
 them and the value together: each program takes a block of rows, computes the reductions
 over each row, then the value over the row's elements. A row that fits a block
 (``PERSISTENT_MAX`` elements) is loaded once and kept in registers for every step; a longer
-row is walked in chunks, once per reduction and once more for the value.
+row is walked in chunks, once per reduction and once more for the value (a max and the sum
+of exponentials shifted by it share one walk: the online softmax).
 
 A reduction read any other way (over other dims, or by a kernel that is no row program) is
 computed by a kernel of its own and read back from memory.
@@ -15,6 +16,7 @@ computed by a kernel of its own and read back from memory.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -204,7 +206,14 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
             full = _merge(rank, dims, xs, rs)
             k.store(out, linear(full, shape), value.load(k, full, "mask"), "mask")
     else:
-        for r in reductions:
+        skip: set[int] = set()
+        for i, r in enumerate(reductions):
+            if id(r) in skip:
+                continue
+            pair = reductions[i + 1] if i + 1 < len(reductions) else None
+            if pair is not None and _online_max_sum(k, ctx, rank, dims, xs, rn, r, pair, row_symbols):
+                skip.add(id(pair))
+                continue
             passes = 2 if r.kind == "var" else 1
             mean = None
             for p in range(passes):
@@ -232,6 +241,69 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
     if value is None:
         k.line(f"tl.store({k.pointer(out)} + xlin, {k.cast(ctx.results[id(reductions[-1])], out.dtype)}, mask=xmask)")
     return Kernel(k, kernel_args(k), *_launch(xn, rn, persistent), outputs=[out])
+
+
+_DEF = re.compile(r"^\s*(\w+) = (.*)$")
+
+
+def _online_max_sum(k: KernelWriter, ctx: RowContext, rank: int, dims: Sequence[int], xs: Sequence[Expr],
+                    rn: int, top: ReductionValue, total: ReductionValue, row_symbols: Any) -> bool:
+    """A row's max and the sum of ``exp(x - max)`` in one walk over the row (the online
+    softmax): each lane keeps its running max and its sum scaled to it, rescaled when the max
+    grows, and the lanes are brought to the row's max at the end. Saves one read of the row
+    for softmax, log-softmax, logsumexp and cross entropy over long rows.
+
+    Applies when ``total`` sums exactly ``exp(v - top)`` with ``v`` the value ``top`` maxes
+    (so every term stays at most 1); the loop is written, its code checked for that shape,
+    and taken back otherwise (returns False)."""
+    if top.kind != "amax" or total.kind != "sum" or top.acc not in FLOATS or total.acc not in FLOATS:
+        return False
+    mark, k_state = len(k.lines), (dict(k.dtypes), dict(k.aliases))
+    m_acc, s_acc, m_new = k.fresh("macc"), k.fresh("sacc"), k.fresh("mrun")
+    xblock, rblock = "XBLOCK", "RBLOCK"
+    k.line(f"{m_acc} = tl.full([{xblock}, {rblock}], {_init(top)}, {tl_type(top.acc)})")
+    k.line(f"{s_acc} = tl.full([{xblock}, {rblock}], 0, {tl_type(total.acc)})")
+    k.dtypes.update({m_acc: top.acc, s_acc: total.acc, m_new: top.acc})
+    with k.block(f"for roff in range(0, {rn}, {rblock}):"):
+        k.line(f"rlin = roff + tl.arange(0, {rblock})[None, :]")
+        rs = row_symbols()
+        index = _merge(rank, dims, xs, rs)
+        raw = top.src.load(k, index, "mask")
+        v = k.cast(raw, top.acc)
+        k.line(f"{m_new} = tl.where(mask, {_combine(k, top, m_acc, v)}, {m_acc})")
+        ctx.results[id(top)] = m_new  # the sum's terms read the lane's running max
+        body = len(k.lines)
+        term = k.cast(total.src.load(k, index, "mask"), total.acc)
+        if not _is_shifted_exp(k.lines[body:], term, m_new, {raw, v}):
+            del ctx.results[id(top)]
+            del k.lines[mark:]
+            k.dtypes, k.aliases = k_state[0], k_state[1]
+            return False
+        scale = k.var(f"tl.where({m_acc} == {m_new}, 1.0, tl.exp({m_acc} - {m_new}))", total.acc)
+        term = k.var(f"tl.where({m_new} == float('-inf'), 0.0, {term})", total.acc)
+        k.line(f"{s_acc} = tl.where(mask, {s_acc} * {scale} + {term}, {s_acc})")
+        k.line(f"{m_acc} = {m_new}")
+    row_max = _block_total(k, top, m_acc)
+    ctx.results[id(top)] = _finish(k, top, row_max)
+    lanes = k.var(f"tl.where({m_acc} == float('-inf'), 0.0, {s_acc} * tl.exp({m_acc} - {row_max}))", total.acc)
+    ctx.results[id(total)] = _finish(k, total, k.var(f"tl.sum(tl.where(xmask, {lanes}, 0), 1)[:, None]", total.acc))
+    return True
+
+
+def _is_shifted_exp(lines: Sequence[str], term: str, shift: str, values: set[str]) -> bool:
+    """Whether ``term`` was computed as ``exp(v - shift)`` (through casts) with ``v`` one of
+    ``values``, and ``shift`` used nowhere else in ``lines``."""
+    defs = {m.group(1): m.group(2) for line in lines if (m := _DEF.match(line))}
+    name = term
+    while name in defs and re.fullmatch(r"\w+\.to\(tl\.float\d+\)", defs[name]):
+        name = defs[name].split(".", 1)[0]
+    exp = re.fullmatch(r"tl\.exp\((\w+)\)", defs.get(name, ""))
+    if exp is None:
+        return False
+    diff = re.fullmatch(rf"\((\w+) - {shift}\)", defs.get(exp.group(1), ""))
+    if diff is None or diff.group(1) not in values:
+        return False
+    return sum(shift in line for line in lines) == 1
 
 
 def _sum_like(r: ReductionValue) -> ReductionValue:

@@ -62,3 +62,25 @@ def test_float_attributes_are_read_at_run_time() -> None:
 
     x = torch.randn(4, 8)
     assert torch.allclose(cand.ModelNew(0.5)(x), x * 0.5 + 1.0)
+
+
+def test_half_matmul_with_a_fused_epilogue_compiles_and_matches() -> None:
+    """The fused product kernel casts the raw product to half before its optional store (a
+    cast written inside that branch once broke the program's indentation)."""
+    forward = "y = xs[0] @ xs[1] + xs[2]\nreturn torch.clamp(y, min=-1.0)"
+    inputs = "torch.randn(16, 24).half(), torch.randn(24, 8).half(), torch.randn(8).half()"
+    check(spec(forward, inputs), atol=1e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("op", ["torch.softmax(x, dim=-1)", "F.log_softmax(x * 2, dim=1)"])
+def test_long_rows_take_max_and_sum_of_exponentials_in_one_walk(op: str) -> None:
+    """Rows longer than a block: the max and the shifted sum come from one pass over the row
+    (the online softmax); rows of -inf, with a NaN, a huge value or mostly -inf keep the
+    reference's results."""
+    source = (HEAD + "class Model(nn.Module):\n    def forward(self, x):\n        return " + op + "\n\n"
+              "def get_inputs():\n    x = torch.randn(6, 20000) * 4\n    x[0] = float('-inf')\n"
+              "    x[1, 7] = float('nan')\n    x[2, 9000] = 1e30\n"
+              "    x[3:] = torch.where(torch.rand(3, 20000) < 0.9, float('-inf'), x[3:])\n    return [x]\n\n"
+              "def get_init_inputs():\n    return []\n")
+    code = check(source, atol=1e-5, rtol=1e-5)
+    assert "macc" in code and code.count("for roff") == 2

@@ -78,3 +78,11 @@ def test_other_float_dtypes(dtype: str) -> None:
     tol = {"half": 2e-3, "bfloat16": 2e-2, "double": 1e-9}[dtype]
     check(_spec("F.gelu(x) * y + (x * y).sum(-1, keepdim=True)", "x, y",
                 f"torch.randn(6, 23).{dtype}(), torch.randn(6, 23).{dtype}()"), atol=tol, rtol=tol)
+
+
+def test_fmod_is_exact_where_the_quotient_rounds_across_an_integer() -> None:
+    """Dividends a hair off whole multiples of the divisor: ``a / b`` rounds onto the integer,
+    and a remainder computed from that quotient alone is off by a whole divisor."""
+    inputs = ("(lambda b, n: [torch.nextafter(b * n, b * n * 2), b])"
+              "(torch.rand(8, 64) * 3 + 0.5, torch.randint(-40, 40, (8, 64)).float())")
+    check(_spec("torch.fmod(a, b)", "a, b", f"*{inputs}"), atol=1e-6, rtol=1e-6)
