@@ -250,12 +250,17 @@ def start_system(run_dir: Path, platforms: tuple[str, ...] = ("cpu",), grpc_port
                                      "KEVOLVE_CONTROLLER_GRPC_HOST": grpc_host,
                                      "KEVOLVE_CONTROLLER_PORT_FILE": str(system.port_file)})
     add("retriever", "retriever", {})
-    add("generator", "generator", {})
+    # Each service that runs user code works in its own directory of this run: two systems on
+    # one host (or two pools of one system) never share sandboxes, caches or warm workers.
+    scratch = run_dir / "scratch"
+    add("generator", "generator", {"KEVOLVE_GENERATOR_SCRATCH_DIR": str(scratch / "generator")})
     # Every platform gets its pool; a GPU platform is screened on the cpu pool first.
     pools = list(dict.fromkeys(["cpu", *platforms]))
     for platform in pools:
-        add(f"evaluator-{platform}", "evaluator", {"KEVOLVE_EVALUATOR_PLATFORM": platform})
-        add(f"profiler-{platform}", "profiler", {"KEVOLVE_PROFILER_PLATFORM": platform})
+        add(f"evaluator-{platform}", "evaluator", {"KEVOLVE_EVALUATOR_PLATFORM": platform,
+                                                   "KEVOLVE_EVALUATOR_SCRATCH_DIR": str(scratch / f"evaluator-{platform}")})
+        add(f"profiler-{platform}", "profiler", {"KEVOLVE_PROFILER_PLATFORM": platform,
+                                                 "KEVOLVE_PROFILER_SCRATCH_DIR": str(scratch / f"profiler-{platform}")})
     for svc in system.services:
         svc.start()
     controller = system.services[0]

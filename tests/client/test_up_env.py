@@ -55,6 +55,12 @@ def test_each_service_process_holds_only_its_own_settings_and_secrets(tmp_path: 
     for name in ("controller", "generator", "evaluator", "profiler"):
         assert envs[name]["TRITON_INTERPRET"] == "1", name    # they run Triton or user code
     assert "TRITON_INTERPRET" not in envs["retriever"]
+    # What runs user code works inside this run's directory, never in a host-wide one that
+    # another system on the host would share.
+    run_dir = up.run_dir.resolve()
+    for name in ("generator", "evaluator", "profiler"):
+        scratch = Path(envs[name][f"KEVOLVE_{name.upper()}_SCRATCH_DIR"])
+        assert scratch.is_relative_to(run_dir / "scratch"), (name, scratch)
     assert not [k for k in nats if k.startswith(("KEVOLVE_", "AWS_", "OPENAI", "GITHUB"))], sorted(nats)
 
 
