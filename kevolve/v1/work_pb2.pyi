@@ -8,7 +8,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ExpandRequest(_message.Message):
-    __slots__ = ("job_id", "expansion_id", "platform", "spec_name", "spec_key", "parent", "ancestors", "siblings", "context_mode", "generation", "seed", "model", "elites", "pending_siblings", "tenant")
+    __slots__ = ("job_id", "expansion_id", "platform", "spec_name", "spec_key", "parent", "ancestors", "siblings", "context_mode", "generation", "seed", "model", "elites", "pending_siblings", "tenant", "cpu_sizes")
+    class CpuSizesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     EXPANSION_ID_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_FIELD_NUMBER: _ClassVar[int]
@@ -24,6 +31,7 @@ class ExpandRequest(_message.Message):
     ELITES_FIELD_NUMBER: _ClassVar[int]
     PENDING_SIBLINGS_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
+    CPU_SIZES_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     expansion_id: str
     platform: str
@@ -39,7 +47,8 @@ class ExpandRequest(_message.Message):
     elites: _containers.RepeatedCompositeFieldContainer[_common_pb2.NodeSummary]
     pending_siblings: int
     tenant: str
-    def __init__(self, job_id: _Optional[str] = ..., expansion_id: _Optional[str] = ..., platform: _Optional[str] = ..., spec_name: _Optional[str] = ..., spec_key: _Optional[str] = ..., parent: _Optional[_Union[_common_pb2.NodeSummary, _Mapping]] = ..., ancestors: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., siblings: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., generation: _Optional[int] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., elites: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., pending_siblings: _Optional[int] = ..., tenant: _Optional[str] = ...) -> None: ...
+    cpu_sizes: _containers.ScalarMap[str, int]
+    def __init__(self, job_id: _Optional[str] = ..., expansion_id: _Optional[str] = ..., platform: _Optional[str] = ..., spec_name: _Optional[str] = ..., spec_key: _Optional[str] = ..., parent: _Optional[_Union[_common_pb2.NodeSummary, _Mapping]] = ..., ancestors: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., siblings: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., generation: _Optional[int] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., elites: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., pending_siblings: _Optional[int] = ..., tenant: _Optional[str] = ..., cpu_sizes: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class Diagnosis(_message.Message):
     __slots__ = ("category", "compile_error_class", "correctness_pattern", "bottleneck", "evidence", "tried", "keywords", "facts")

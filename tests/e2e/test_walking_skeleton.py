@@ -134,6 +134,19 @@ def test_spec_over_grpc_comes_back_as_a_verified_kernel(system: LocalSystem, tmp
     assert "ModelNew" in shown                                         # the prompt asks for a ModelNew
 
 
+def test_a_spec_at_gpu_sizes_without_screening_sizes_is_screened_at_derived_ones(system: LocalSystem) -> None:
+    """A spec written for a GPU (a 4096 x 2048 batch through a 2048 x 8192 MLP) that names no
+    cpu_shapes: the probe derives screening sizes, the generator writes kernels for them and
+    the interpreter pool verifies one within the budget."""
+    spec = REPO_ROOT / "tests" / "fixtures" / "specs" / "general" / "gpu_sized_mlp_block.py"
+    client = JobClient(system.grpc_target)
+    job = client.submit(spec, "cpu", job_pb2.JobConfig(budget=2, seed=3, parallelism=1, no_reuse=True))
+    job = wait_for_end(client, job.job_id, timeout_s=240)
+    assert job.state == job_pb2.SUCCEEDED, job
+    best = client.best(job.job_id)
+    assert best.candidate.verdict == common_pb2.PASSED, best.candidate.reason
+
+
 def test_killed_evaluator_loses_no_work(system: LocalSystem) -> None:
     """SIGKILL the evaluator while it holds a candidate: JetStream redelivers it to the new one."""
     import nats

@@ -47,10 +47,13 @@ FITNESS_UNITS = {
 }
 
 
-def stored_spec(spec: job_pb2.KernelSpec, outline: SpecOutline) -> job_pb2.KernelSpec:
+def stored_spec(spec: job_pb2.KernelSpec, outline: SpecOutline,
+                derived: dict[str, int] | None = None) -> job_pb2.KernelSpec:
     """The spec settings a job keeps (its source is stored apart): the request's, completed
-    with what the spec itself declares (cpu_shapes, atol, rtol)."""
-    return job_pb2.KernelSpec(test_cases=spec.test_cases, cpu_sizes=dict(spec.cpu_sizes) or outline.cpu_sizes,
+    with what the spec itself declares (cpu_shapes, atol, rtol), else the screening sizes the
+    probe derived."""
+    return job_pb2.KernelSpec(test_cases=spec.test_cases,
+                              cpu_sizes=dict(spec.cpu_sizes) or outline.cpu_sizes or derived or {},
                               atol=spec.atol or (outline.atol or 0.0), rtol=spec.rtol or (outline.rtol or 0.0))
 
 
@@ -107,7 +110,7 @@ class JobService(service_pb2_grpc.JobServiceServicer):
             check_sizes_against(spec, outline.sizes)
             unknown_cpu_sizes(outline, dict(spec.cpu_sizes))
             self.submit_rate.take(tenant)
-            await self._probe(tenant, spec, outline, context)
+            probed = await self._probe(tenant, spec, outline, context)
         except LimitExceeded as exc:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         except SpecError as exc:
@@ -128,7 +131,7 @@ class JobService(service_pb2_grpc.JobServiceServicer):
             job = JobRow(
                 id=job_id, tenant=tenant, spec_name=checked.name, spec_source_key=source_key,
                 spec_fingerprint=fingerprint, spec_sizes=dict(outline.sizes),
-                spec_message=stored_spec(spec, outline).SerializeToString(),
+                spec_message=stored_spec(spec, outline, probed.screening_sizes).SerializeToString(),
                 platform=checked.platform, config=config, state=job_pb2.RUNNING,
                 fitness_is_speed=platform.fitness_is_speed, reused_from=reused_from,
             )

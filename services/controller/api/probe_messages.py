@@ -19,6 +19,9 @@ class ProbeChildResult(ChildStatus):
     failure says at which step (``where``) and with which error."""
 
     inputs: int = 0
+    # Sizes derived for screening when the spec and the request name none ({}: none needed
+    # or none found); the probe ran at them.
+    screening_sizes: dict[str, int] = {}
 
 
 class ProbeReport(BaseModel):

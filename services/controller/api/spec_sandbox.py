@@ -20,9 +20,11 @@ CHILD = "services.controller.api.spec_child"
 
 def main() -> None:
     spec_file, sizes, timeout_s = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+    # Deriving screening sizes may take half the probe's time; the rest is for the probe.
+    derive_s = timeout_s / 2
     try:
         result = sandbox.run(
-            [sys.executable, "-m", CHILD, spec_file.name, sizes],
+            [sys.executable, "-m", CHILD, spec_file.name, sizes, str(derive_s)],
             scratch=spec_file.parent,
             limits=sandbox.Limits(timeout_s=timeout_s, memory_mb=4096, max_procs=64),
             env={"PYTHONPATH": sandbox.child_pythonpath(), "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1"},

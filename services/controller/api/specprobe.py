@@ -29,6 +29,7 @@ from .probe_messages import ProbeReport
 class ProbeResult:
     outline: SpecOutline
     inputs: int
+    screening_sizes: dict[str, int]  # derived when neither the spec nor the request gave any
 
 
 # Specs that already passed, by exact source and sizes: resubmitting the same spec (the
@@ -59,15 +60,17 @@ def probe(source: str, cpu_sizes: dict[str, int], timeout_s: float,
     if key in _PASSED:
         _PASSED.move_to_end(key)
         return _PASSED[key]
-    result = ProbeResult(outline=outline, inputs=_run_probe(source, sizes, timeout_s))
+    inputs, derived = _run_probe(source, sizes, timeout_s)
+    result = ProbeResult(outline=outline, inputs=inputs, screening_sizes=derived)
     _PASSED[key] = result
     while len(_PASSED) > _PASSED_MAX:
         _PASSED.popitem(last=False)
     return result
 
 
-def _run_probe(source: str, sizes: dict[str, int], timeout_s: float) -> int:
-    """The number of inputs the spec's get_inputs() returned, or SpecError saying what failed."""
+def _run_probe(source: str, sizes: dict[str, int], timeout_s: float) -> tuple[int, dict[str, int]]:
+    """The number of inputs the spec's get_inputs() returned and the screening sizes derived
+    (none given), or SpecError saying what failed."""
     with tempfile.TemporaryDirectory(prefix="kv-spec-") as tmp:
         spec_file = Path(tmp) / "spec.py"
         spec_file.write_text(source, encoding="utf-8")
@@ -98,7 +101,7 @@ def _run_probe(source: str, sizes: dict[str, int], timeout_s: float) -> int:
     if not child.ok:
         failure = child.failure
         raise SpecError(f"spec fails at {failure.where if failure else ''}: {failure.reason if failure else ''}")
-    return child.inputs
+    return child.inputs, dict(child.screening_sizes)
 
 
 def _last_report(stdout: str) -> ProbeReport | None:

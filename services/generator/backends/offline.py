@@ -128,9 +128,9 @@ class OfflineBackend:
     async def aclose(self) -> None:
         await self._worker.close()
 
-    async def _trace(self, source: str, tenant: str = "default") -> dict[str, Any]:
+    async def _trace(self, source: str, tenant: str = "default", cpu_sizes: dict[str, int] | None = None) -> dict[str, Any]:
         outline = check_outline(source)
-        sizes = outline.cpu_sizes
+        sizes = dict(cpu_sizes or outline.cpu_sizes)
         # Per tenant: one tenant's trace of a spec is never served to another.
         key = hashlib.sha256(json.dumps([tenant, source, sorted(sizes.items())]).encode()).hexdigest()
         lock = self._locks.setdefault(key, asyncio.Lock())
@@ -163,7 +163,7 @@ class OfflineBackend:
                        parent_code: str | None) -> Generation:
         tenant = request.expand.tenant or "default"
         try:
-            traced = await self._trace(spec_source, tenant)
+            traced = await self._trace(spec_source, tenant, dict(request.expand.cpu_sizes))
         except SpecError as exc:
             return Generation(code=None, error=f"offline: cannot use the spec: {exc}")
         except TraceError as exc:
@@ -202,7 +202,8 @@ class OfflineBackend:
         moved from the parent's, one knob at a time, as the template search moves them."""
         _, tuned = choose([self._general_space], request)
         code, error, details = await self._general.generate(spec_source, request.expand.spec_name or "spec",
-                                                            request.expand.tenant or "default", tuned=tuned)
+                                                            request.expand.tenant or "default",
+                                                            cpu_sizes=dict(request.expand.cpu_sizes), tuned=tuned)
         if code is None:
             no_template = f"no template serves it ({why}); " if why else ""
             return Generation(code=None, error=f"offline: {no_template}{error}")

@@ -80,8 +80,19 @@ class ReductionValue(Value):
     def realize(self) -> Stored:
         if self._stored is None:
             out = self.builder.new_buffer(self.shape, self.dtype, self.kind)
-            self.builder.emit(row_kernel(self.builder.kernel_name(self.kind), self.src.shape, self.dims,
-                                         [self], out, None))
+            splits = split_count(numel(self.kept), self.count) if self.kind in _SPLITTABLE else 1
+            if splits > 1:
+                # Few long rows: many programs reduce slices of each row, a second kernel
+                # reduces their partial results (one program per row would leave the GPU idle).
+                partial = self.builder.new_buffer((numel(self.kept), splits), self.acc, f"{self.kind}_part")
+                self.builder.emit(split_kernel(self.builder.kernel_name(f"{self.kind}_split"), self, partial,
+                                               splits))
+                last = ReductionValue(self.builder, Stored(partial), [1], self.kind, self.shape, self.dtype)
+                self.builder.emit(row_kernel(self.builder.kernel_name(self.kind), partial.shape, [1],
+                                             [last], out, None))
+            else:
+                self.builder.emit(row_kernel(self.builder.kernel_name(self.kind), self.src.shape, self.dims,
+                                             [self], out, None))
             self._stored = Stored(out)
         return self._stored
 
@@ -306,6 +317,56 @@ def _is_shifted_exp(lines: Sequence[str], term: str, shift: str, values: set[str
     return sum(shift in line for line in lines) == 1
 
 
+# Reductions whose partial results combine by the same reduction.
+_SPLITTABLE = ("sum", "prod", "amax", "amin")
+# A slice is a whole number of the largest row block (GPU 2048, interpreter 8192 elements),
+# so one slice length serves both launch shapes.
+_SLICE_UNIT = 8192
+# Rows this few leave most of a GPU's multiprocessors idle when each gets one program; rows
+# this long are worth a second kernel.
+_SPLIT_ROWS_BELOW, _SPLIT_LENGTH_FROM, _SPLIT_PROGRAMS = 128, 65536, 1024
+
+
+def split_count(xn: int, rn: int) -> int:
+    """Slices per row for a reduction of ``xn`` rows of ``rn`` elements (1: no split)."""
+    if xn >= _SPLIT_ROWS_BELOW or rn < _SPLIT_LENGTH_FROM:
+        return 1
+    want = max(1, min(math.ceil(rn / _SLICE_UNIT), _SPLIT_PROGRAMS // xn))
+    chunk = math.ceil(math.ceil(rn / want) / _SLICE_UNIT) * _SLICE_UNIT
+    return math.ceil(rn / chunk)
+
+
+def split_kernel(name: str, r: ReductionValue, partial: Buffer, splits: int) -> Kernel:
+    """Program (row, slice) reduces one slice of one row of ``r.src`` into ``partial[row, slice]``."""
+    shape, dims = tuple(r.src.shape), r.dims
+    kept = [s for d, s in enumerate(shape) if d not in dims]
+    reduced = [s for d, s in enumerate(shape) if d in dims]
+    xn, rn = numel(kept), numel(reduced)
+    chunk = math.ceil(math.ceil(rn / splits) / _SLICE_UNIT) * _SLICE_UNIT
+    k = KernelWriter(name)
+    xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
+    wide = numel(shape) >= 2**31
+    k.line("pid = tl.program_id(0)")
+    k.line("sid = tl.program_id(1).to(tl.int64)" if wide else "sid = tl.program_id(1)")
+    k.line(f"xlin = pid * {xblock} + tl.arange(0, {xblock})[:, None]")
+    k.line(f"xmask = xlin < {xn}")
+    xs = out_symbols(k, kept, "xlin", "x")
+    acc = k.fresh("acc")
+    k.line(f"{acc} = tl.full([{xblock}, {rblock}], {_init(r)}, {tl_type(r.acc)})")
+    k.dtypes[acc] = r.acc
+    with k.block(f"for roff in range(0, {chunk}, {rblock}):"):
+        k.line(f"rlin = sid * {chunk} + roff + tl.arange(0, {rblock})[None, :]")
+        k.line(f"mask = xmask & (rlin < {rn})")
+        rs = out_symbols(k, reduced, "rlin", "r")
+        k.aliases[sympy.expand(linear([*xs, *rs], [*kept, *reduced]))] = f"(xlin * {rn} + rlin)"
+        v = k.cast(r.src.load(k, _merge(len(shape), dims, xs, rs), "mask"), r.acc)
+        k.line(f"{acc} = tl.where(mask, {_combine(k, r, acc, v)}, {acc})")
+    total = _block_total(k, r, acc)
+    k.line(f"tl.store({k.pointer(partial)} + xlin * {splits} + sid, {total}, mask=xmask)")
+    return Kernel(k, kernel_args(k), LaunchShape((xn, splits), {"XBLOCK": 1, "RBLOCK": 2048}, 8),
+                  LaunchShape((xn, splits), {"XBLOCK": 1, "RBLOCK": _SLICE_UNIT}, 1), outputs=[partial])
+
+
 def _sum_like(r: ReductionValue) -> ReductionValue:
     twin = ReductionValue.__new__(ReductionValue)
     twin.__dict__.update(r.__dict__)
@@ -349,6 +410,9 @@ def plan(builder: Any, value: Value) -> tuple[list[int], list[ReductionValue]] |
     if not groups:
         return None
     dims, roots = max(groups.items(), key=lambda item: len(item[1]))
+    kept = numel([s for d, s in enumerate(shape) if d not in dims])
+    if split_count(kept, numel(shape) // max(kept, 1)) > 1 and all(r.kind in _SPLITTABLE for r in roots):
+        return None  # few long rows: the reductions are split across programs, each its own kernel
     return list(dims), _order(roots, shape, list(dims))
 
 

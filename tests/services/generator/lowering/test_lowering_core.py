@@ -84,3 +84,24 @@ def test_long_rows_take_max_and_sum_of_exponentials_in_one_walk(op: str) -> None
               "def get_init_inputs():\n    return []\n")
     code = check(source, atol=1e-5, rtol=1e-5)
     assert "macc" in code and code.count("for roff") == 2
+
+
+SPLIT = {
+    "sum_all": ("x.sum()", "torch.randn(300000)"),
+    "mse_mean": ("(x - x.flip(0)).pow(2).mean()", "torch.randn(70, 5000)"),
+    "amax_two_dims_with_nan": ("x.amax(dim=(1, 2))", "torch.randn(3, 400, 300).index_fill_(1, torch.tensor([77]), float('nan'))"),
+    "amin_over_rows": ("x.amin(dim=0)", "torch.randn(100000, 2)"),
+    "any_bool": ("(x > 3.5).any(), (x > -9.0).all()", "torch.randn(200000)"),
+    "softmax_few_long_rows": ("torch.softmax(x, -1)", "torch.randn(2, 100000)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPLIT))
+def test_few_long_rows_are_reduced_by_many_programs(name: str) -> None:
+    """A reduction of fewer rows than a GPU has multiprocessors, over long rows, is split:
+    programs reduce slices of a row, a second kernel combines their partial results."""
+    expr, inputs = SPLIT[name]
+    source = (HEAD + "class Model(nn.Module):\n    def forward(self, x):\n        return " + expr + "\n\n"
+              f"def get_inputs():\n    return [{inputs}]\n\ndef get_init_inputs():\n    return []\n")
+    code = check(source, atol=1e-4, rtol=1e-4)
+    assert "_split(" in code and "sid = tl.program_id(1)" in code

@@ -1,0 +1,109 @@
+"""Screening sizes for a spec that declares none (runs inside the spec probe's sandbox).
+
+Specs are written for a GPU: a 4096 x 393216 softmax, a batch of 64 224-pixel images. The
+cpu pool screens candidates under Triton's interpreter, which needs inputs of some ten
+thousand elements to answer in seconds, so a spec without ``cpu_shapes`` gets screening
+sizes derived here: every module-level size constant of at least ``SHRINK_FROM`` is divided
+by one power of two (kernel sizes, strides, head and group counts stay as written, and one
+factor for all keeps their ratios: ``d_model`` stays divisible by ``heads``), the smallest
+factor whose inputs and parameters fit ``BUDGET`` elements. Footprints are computed with
+fake tensors (nothing allocated); the chosen sizes are then run for real (build, inputs,
+forward), and a factor that breaks the spec (an image too small for its convolutions) gives
+way to the next larger sizes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from kevolve.specfile import load_module
+
+SHRINK_FROM = 16          # smaller integer constants are kernel sizes, strides, counts: kept
+FLOOR = 8                 # a shrunk size never goes below this (nor below its own value)
+BUDGET = 1 << 17          # elements of inputs and parameters together
+LIMIT = 16 * BUDGET       # larger than this is never run for real here
+MAX_STEPS = 16            # factors 2 .. 65536
+
+
+def _elements(value: Any) -> int:
+    if isinstance(value, torch.Tensor):
+        return value.numel()
+    if isinstance(value, (list, tuple)):
+        return sum(_elements(v) for v in value)
+    if isinstance(value, dict):
+        return sum(_elements(v) for v in value.values())
+    return 0
+
+
+def footprint(source: str, path: str, sizes: dict[str, int]) -> int | None:
+    """Elements of the spec's inputs and model state at ``sizes``, with fake tensors; None
+    when the spec cannot be built that way (it reads data on the host, say)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    try:
+        module = load_module(source, "kevolve_spec_sizes", sizes or None, filename=path)
+        with FakeTensorMode(allow_non_fake_inputs=True):
+            torch.manual_seed(0)
+            model = module.Model(*module.get_init_inputs())
+            inputs = module.get_inputs()
+            state = sum(t.numel() for t in model.state_dict().values() if isinstance(t, torch.Tensor))
+            return _elements(inputs) + state
+    except Exception:  # noqa: BLE001 - unknown footprint: decided by real runs instead
+        return None
+
+
+def runs(source: str, path: str, sizes: dict[str, int]) -> int | None:
+    """Elements of inputs and state when the spec builds, makes inputs and runs its forward
+    at ``sizes`` with non-empty outputs; None when it fails or is too large to try."""
+    try:
+        module = load_module(source, "kevolve_spec_sizes", sizes or None, filename=path)
+        torch.manual_seed(0)
+        model = module.Model(*module.get_init_inputs()).eval()
+        inputs = module.get_inputs()
+        total = _elements(list(inputs)) + sum(t.numel() for t in model.state_dict().values())
+        if total > LIMIT:
+            return None
+        with torch.no_grad():
+            out = model(*inputs)
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        if not outs or any(isinstance(o, torch.Tensor) and o.numel() == 0 for o in outs):
+            return None
+        return total
+    except Exception:  # noqa: BLE001 - these sizes do not work for this spec
+        return None
+
+
+def derive(source: str, path: str, sizes: dict[str, int], time_left: Callable[[], float]) -> dict[str, int]:
+    """The screening sizes for a spec with the module-level integer constants ``sizes``; {}
+    when it is small already or no smaller sizes work."""
+    big = {name: value for name, value in sizes.items() if value >= SHRINK_FROM}
+    if not big:
+        return {}
+    full = footprint(source, path, {})
+    if full is not None and full <= BUDGET:
+        return {}
+    tried: list[tuple[dict[str, int], int | None]] = []
+    for step in range(1, MAX_STEPS + 1):
+        shrunk = {name: max(min(value, FLOOR), value >> step) for name, value in big.items()}
+        if tried and shrunk == tried[-1][0]:
+            break  # every size is at its floor
+        elements = footprint(source, path, shrunk)
+        tried.append((shrunk, elements))
+        if elements is not None and elements <= BUDGET:
+            break
+    # The smallest sizes that fit first, then larger ones while they stay runnable here.
+    for shrunk, elements in reversed(tried):
+        if time_left() <= 0 or (elements is not None and elements > LIMIT):
+            break
+        if runs(source, path, shrunk) is not None:
+            return shrunk
+    return {}
+
+
+def deadline(seconds: float) -> Callable[[], float]:
+    ends = time.monotonic() + seconds
+    return lambda: ends - time.monotonic()

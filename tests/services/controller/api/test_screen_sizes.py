@@ -1,0 +1,64 @@
+"""Screening sizes derived at submit for specs written at GPU sizes without ``cpu_shapes``."""
+
+from __future__ import annotations
+
+import pytest
+
+from kevolve.config import REPO_ROOT
+from kevolve.exec import sandbox
+from services.controller.api import specprobe
+from services.controller.api.screen_sizes import BUDGET, FLOOR
+
+needs_bwrap = pytest.mark.skipif(sandbox.bwrap_status()[0] is None, reason="bubblewrap cannot run here")
+HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+MLP = REPO_ROOT / "tests" / "fixtures" / "specs" / "general" / "gpu_sized_mlp_block.py"
+
+
+@needs_bwrap
+def test_gpu_sizes_shrink_by_one_factor_into_the_budget_and_derived_constants_follow() -> None:
+    result = specprobe.probe(MLP.read_text(), {}, timeout_s=60)
+    sizes = result.screening_sizes
+    assert set(sizes) == {"batch_size", "hidden"}      # ffn = hidden * 4 follows hidden
+    assert 2048 // sizes["hidden"] == 4096 // sizes["batch_size"] > 1
+    hidden, ffn, batch = sizes["hidden"], 4 * sizes["hidden"], sizes["batch_size"]
+    assert batch * hidden + 2 * hidden * ffn + ffn + 3 * hidden <= BUDGET
+
+
+@needs_bwrap
+def test_heads_stay_and_the_model_dimension_stays_divisible_by_them() -> None:
+    source = HEAD + (
+        "batch = 64\ntokens = 1024\nd_model = 768\nheads = 12\n"
+        "class Model(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.attn = nn.MultiheadAttention(d_model, heads, batch_first=True)\n"
+        "    def forward(self, x):\n        return self.attn(x, x, x, need_weights=False)[0]\n"
+        "def get_inputs():\n    return [torch.randn(batch, tokens, d_model)]\n"
+        "def get_init_inputs():\n    return []\n")
+    sizes = specprobe.probe(source, {}, timeout_s=60).screening_sizes
+    assert "heads" not in sizes and sizes["d_model"] % 12 == 0 and sizes["tokens"] < 1024
+
+
+@needs_bwrap
+def test_sizes_that_break_the_spec_give_way_to_larger_ones() -> None:
+    # Three stride-2 convolutions without padding: images below 15 pixels fail.
+    source = HEAD + (
+        "batch_size = 256\nchannels = 64\nimage = 512\n"
+        "class Model(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.body = nn.Sequential(*[nn.Conv2d(3 if i == 0 else channels, channels, 3, stride=2)"
+        " for i in range(3)])\n"
+        "    def forward(self, x):\n        return self.body(x).mean(dim=(2, 3))\n"
+        "def get_inputs():\n    return [torch.randn(batch_size, 3, image, image)]\n"
+        "def get_init_inputs():\n    return []\n")
+    sizes = specprobe.probe(source, {}, timeout_s=60).screening_sizes
+    assert sizes["image"] >= 15 and sizes["batch_size"] >= FLOOR
+    assert sizes["image"] < 512
+
+
+@needs_bwrap
+def test_small_specs_and_specs_with_their_own_screening_sizes_keep_theirs() -> None:
+    small = HEAD + ("n = 64\nclass Model(nn.Module):\n    def forward(self, x):\n        return x.relu()\n"
+                    "def get_inputs():\n    return [torch.randn(n, n)]\ndef get_init_inputs():\n    return []\n")
+    assert specprobe.probe(small, {}, timeout_s=60).screening_sizes == {}
+    softmax = (REPO_ROOT / "examples" / "softmax.py").read_text()   # declares cpu_shapes
+    assert specprobe.probe(softmax, {}, timeout_s=60).screening_sizes == {}
