@@ -8,6 +8,7 @@
 # (bench/suite/measure_baselines.py). The report is rewritten as each spec ends.
 # Defaults: budget 5 candidates per spec, 400 s of wall clock per job, 12 jobs at once: the
 # settings bench/results/suite_cuda_h100 was measured with (its header lists them).
+# SUITE=bench/corpus/ci_slice.txt (a folder or a .txt list) runs other specs; STEM names the report.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUDGET=${1:-5}; WALL=${2:-400}; JOBS=${3:-12}; shift 3 2>/dev/null || shift $#
@@ -39,10 +40,10 @@ UP=$!
 for _ in $(seq 1 120); do [ -f "$RUN/state.json" ] && break; sleep 0.5; done
 LIMIT=()
 [ -n "${BENCH_LIMIT_S:-}" ] && LIMIT=(timeout "$BENCH_LIMIT_S")  # stop the runner after this long
-${LIMIT[@]+"${LIMIT[@]}"} "$PY" -m kevolve.client.main bench bench/suite --platform cuda --budget "$BUDGET" \
-  --wall-clock-s "$WALL" --parallel-jobs "$JOBS" --out "$OUT" --stem "suite_cuda_$TAG" --run-dir "$RUN" \
+${LIMIT[@]+"${LIMIT[@]}"} "$PY" -m kevolve.client.main bench "${SUITE:-bench/suite}" --platform cuda --budget "$BUDGET" \
+  --wall-clock-s "$WALL" --parallel-jobs "$JOBS" --out "$OUT" --stem "${STEM:-suite_cuda_$TAG}" --run-dir "$RUN" \
   ${BASELINES[@]+"${BASELINES[@]}"} "$@" 2>&1 | tee "$RUN.bench.log"
 kill -TERM $UP; wait $UP
 # Every evaluation report (phases, timings, environment) and the services' logs, for the record.
 tar czf "$RUN.logs.tgz" -C "$RUN" logs objects/reports 2>/dev/null
-echo "report: $OUT/suite_cuda_$TAG.md; evaluation reports and logs: $RUN.logs.tgz"
+echo "report: $OUT/${STEM:-suite_cuda_$TAG}.md; evaluation reports and logs: $RUN.logs.tgz"

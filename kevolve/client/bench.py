@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import threading
 import time
 from collections import Counter
@@ -18,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated, Protocol
 
+import grpc
 import typer
 
 from kevolve import specfile
@@ -45,13 +47,24 @@ class JobApi(Protocol):
     def close(self) -> None: ...
 
 
+def _listed(suite: Path) -> list[Path]:
+    """The spec files a suite names: a folder's ``*.py`` (its subfolders' when it has none of
+    its own, as bench/corpus has levels), or the paths a ``.txt`` list gives one per line
+    (relative to the list; ``#`` starts a comment)."""
+    if suite.is_file():
+        lines = (line.split("#", 1)[0].strip() for line in suite.read_text().splitlines())
+        return [suite.parent / line for line in lines if line]
+    own = sorted(suite.glob("*.py"))
+    return own if own else sorted(suite.rglob("*.py"))
+
+
 def discover_specs(suite_dir: Path, only: list[str] | None = None) -> list[Path]:
     """The suite's spec files, sorted: every ``*.py`` that defines Model, get_inputs and get_init_inputs.
 
     Helpers living beside the specs (random_specs.py) define none of them and are skipped.
     """
     found = []
-    for path in sorted(suite_dir.glob("*.py")):
+    for path in _listed(suite_dir):
         if path.name.startswith("_"):
             continue
         defines = specfile.outline(path.read_text(), str(path)).defines
@@ -205,6 +218,25 @@ def _device_seconds(api: JobApi, job: job_pb2.Job, nodes: list[job_pb2.Candidate
     return total
 
 
+# A bench submits many specs at once: a submit over the tenant's rate is retried after the
+# wait the controller names ("retry in 2.0s"), for up to this long.
+SUBMIT_PATIENCE_S = 600.0
+_RETRY_IN = re.compile(r"retry in ([0-9.]+)s")
+
+
+def _submit(api: JobApi, path: Path, platform: str, config: job_pb2.JobConfig) -> job_pb2.Job:
+    deadline = time.monotonic() + SUBMIT_PATIENCE_S
+    while True:
+        try:
+            return api.submit(path, platform, config)
+        except RuntimeError as exc:
+            code = getattr(exc, "code", None)
+            wait = _RETRY_IN.search(str(exc))
+            if code != grpc.StatusCode.RESOURCE_EXHAUSTED or wait is None or time.monotonic() > deadline:
+                raise
+            time.sleep(min(30.0, float(wait.group(1)) + 0.1))
+
+
 def run_one(api: JobApi, path: Path, platform: str, config: job_pb2.JobConfig, poll_s: float = 2.0,
             job_timeout_s: float = 0.0, on_progress: Callable[[str], None] | None = None
             ) -> tuple[SpecResult, dict[str, str]]:
@@ -214,7 +246,7 @@ def run_one(api: JobApi, path: Path, platform: str, config: job_pb2.JobConfig, p
     env: dict[str, str] = {}
     started = time.monotonic()
     try:
-        job = api.submit(path, platform, config)
+        job = _submit(api, path, platform, config)
         spec.job_id = job.job_id
         while job.state not in TERMINAL:
             if job_timeout_s and time.monotonic() - started > job_timeout_s:
@@ -345,7 +377,7 @@ def register(app: typer.Typer) -> None:
     """Add the `bench` command to the kevolve CLI (called by kevolve/client/main.py)."""
 
     @app.command()
-    def bench(suite: Annotated[Path, typer.Argument(help="folder of suite specs")] = Path("bench/suite"),
+    def bench(suite: Annotated[Path, typer.Argument(help="folder of specs (or of folders of specs), or a .txt list of spec paths")] = Path("bench/suite"),
               platform: str = "cpu", budget: int = 16,
               policy: Annotated[str, typer.Option(help="greedy|mcts|evolutionary|random")] = "greedy",
               parallel_jobs: Annotated[int, typer.Option(help="jobs in flight at once")] = 4,

@@ -238,3 +238,38 @@ def test_the_report_is_rewritten_as_each_spec_ends(service: Service, tmp_path: P
               parallel_jobs=1, copy_bw_gbs=3000.0, poll_s=0.01, on_progress=progress)
     # Progress is reported just before each spec is written: 0, 1, 2 specs on disk by then.
     assert seen == [0, 1, 2]
+
+
+class RateLimitedJobService(ScriptedJobService):
+    """Refuses the first submits as the controller does when a tenant is over its submit rate."""
+
+    def __init__(self, token: str, refusals: int) -> None:
+        super().__init__(token)
+        self.refusals = refusals
+
+    def SubmitJob(self, request: service_pb2.SubmitJobRequest, context: grpc.ServicerContext
+                  ) -> service_pb2.SubmitJobResponse:
+        with self.lock:
+            refuse = self.refusals > 0
+            self.refusals -= 1
+        if refuse:
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                          "tenant 'default' is over its submit rate (10 at once, then 30 a minute); retry in 0.1s")
+        return super().SubmitJob(request, context)
+
+
+def test_submits_over_the_rate_are_retried_and_a_list_file_names_the_specs(tmp_path: Path) -> None:
+    servicer = RateLimitedJobService(token="s3cret", refusals=4)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    service_pb2_grpc.add_JobServiceServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        listing = tmp_path / "slice.txt"
+        listing.write_text("# a slice of the suite\n" + "".join(f"{SUITE}/{name}.py\n" for name in ONLY))
+        result = run_bench(listing, "cuda", budget=2, out_dir=tmp_path, grpc_target=f"127.0.0.1:{port}",
+                           token="s3cret", parallel_jobs=3, copy_bw_gbs=3000.0, poll_s=0.01)
+    finally:
+        server.stop(grace=None)
+    assert sorted(s.spec for s in result.specs) == sorted(ONLY)
+    assert all(s.state in ("SUCCEEDED", "FAILED") and not s.error for s in result.specs), result.specs

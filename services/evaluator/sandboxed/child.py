@@ -210,6 +210,13 @@ class CandidateRun:
         self.kernels: dict[str, KernelLaunches] = {}
         self.models: dict[int, tuple[Any, Any]] = {}
         self.contexts: dict[int, TimingContext] = {}
+        if self.device == "cuda":
+            # Triton's driver starts once per process, running helper programs (``file`` via
+            # platform.architecture, ``ldconfig``, a C compiler): started here, before the
+            # guard is armed, so no candidate is charged with them.
+            import triton
+
+            triton.runtime.driver.active.get_current_device()
         # Armed from here on: the candidate's import, construction, forward calls and timing.
         self.process_guard = guards.ProcessGuard()
         self.process_guard.armed = True

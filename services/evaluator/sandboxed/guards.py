@@ -295,8 +295,9 @@ _PROCESS_EVENTS = {"os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.for
 _NATIVE_EVENTS = {"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.call_function"}
 # What a compiler toolchain legitimately starts while Triton or Inductor compile a kernel on
 # a GPU (ptxas, the launcher stub's C compiler, ldconfig to find libcuda).
+# ``file``: Python's platform.architecture() runs it, and Triton keys its compile cache on that.
 _TOOLCHAIN = {"ptxas", "cc", "gcc", "g++", "c++", "clang", "clang++", "ld", "ld.lld", "ldconfig",
-              "ldconfig.real", "nvdisasm", "cuobjdump", "nvcc", "fatbinary", "nvlink"}
+              "ldconfig.real", "nvdisasm", "cuobjdump", "nvcc", "fatbinary", "nvlink", "file"}
 
 
 def _package_dirs() -> tuple[str, ...]:
