@@ -1,24 +1,47 @@
-"""A fix for Triton 3.6's interpreter under NumPy 2.x, applied where candidates are interpreted.
+"""Fixes for Triton 3.6's interpreter, applied where candidates are interpreted: it must compute
+what the GPU computes, or a correct kernel fails its screening (and a wrong one passes).
+
+1. Scalars under NumPy 2.x.
 
 Triton 3.6 converts an interpreted scalar to a Python int with ``int(handle.data)``. A scalar
 loaded from memory (``start = tl.load(offsets + pid)``) holds a one-element *1-d* array there,
 and recent NumPy refuses ``int()`` on anything but a 0-d array ("only 0-dimensional arrays can
 be converted to Python scalars"), so ``range(start, end, BLOCK)`` fails in the interpreter
 although the same kernel compiles and runs on a GPU. Later Triton releases squeeze the array
-first; this applies the same change to releases that do not, and nothing else.
+first; this applies the same change to releases that do not.
+
+2. float32 to bfloat16. The interpreter truncates the mantissa where the GPU rounds to
+nearest even (``x.to(tl.bfloat16)``'s default, and PyTorch's): every rounded value may be
+off by one bfloat16 step (0.03 at 4-8), more than a bfloat16 tolerance allows. The
+conversion is replaced by the exact round-to-nearest-even, NaN kept quiet.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+
+def float32_to_bfloat16_bits(values: np.ndarray) -> np.ndarray:
+    """bfloat16 bit patterns (uint16) of float32 ``values``, rounded to nearest even."""
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    rounded = ((bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
+    nan = (bits & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+    return np.where(nan, (bits >> np.uint32(16)) | np.uint32(0x40), rounded).astype(np.uint16)
+
 
 def apply() -> bool:
-    """Patch the interpreter if it has the 3.6 behaviour; True when a patch was applied."""
+    """Patch the interpreter where it has the 3.6 behaviour; True when a patch was applied."""
     try:
         from triton.runtime import interpreter
     except ImportError:
         return False
+    scalars = _index_scalars(interpreter)
+    return _round_bfloat16(interpreter) or scalars
+
+
+def _index_scalars(interpreter: Any) -> bool:
     original = getattr(interpreter, "_patch_lang_tensor", None)
     if original is None or getattr(original, "_kevolve_compat", False):
         return False
@@ -29,4 +52,34 @@ def apply() -> bool:
 
     patched._kevolve_compat = True  # type: ignore[attr-defined]
     interpreter._patch_lang_tensor = patched
+    return True
+
+
+def _round_bfloat16(interpreter: Any) -> bool:
+    import triton.language as tl
+
+    builder = getattr(interpreter, "InterpreterBuilder", None)
+    if builder is None or getattr(builder.cast_impl, "_kevolve_compat", False):
+        return False
+    cast = builder.cast_impl
+
+    def cast_impl(self: Any, src: Any, dst_type: Any) -> Any:
+        if src.dtype.scalar == tl.float32 and dst_type.scalar == tl.bfloat16:
+            return interpreter.TensorHandle(float32_to_bfloat16_bits(src.data), dst_type.scalar)
+        return cast(self, src, dst_type)
+
+    cast_impl._kevolve_compat = True  # type: ignore[attr-defined]
+    builder.cast_impl = cast_impl
+    for name in ("create_fp_trunc", "create_fp_ext", "create_si_to_fp", "create_ui_to_fp", "create_fp_to_si",
+                 "create_fp_to_ui"):
+        setattr(builder, name, lambda self, src, dst_type: self.cast_impl(src, dst_type))
+    fp_to_fp = builder.create_fp_to_fp
+
+    def create_fp_to_fp(self: Any, src: Any, dst_type: Any, rounding_mode: Any) -> Any:
+        if src.dtype.scalar == tl.float32 and dst_type.scalar == tl.bfloat16 and \
+                rounding_mode in (None, interpreter._ir.ROUNDING_MODE.RTNE):
+            return self.cast_impl(src, dst_type)
+        return fp_to_fp(self, src, dst_type, rounding_mode)
+
+    builder.create_fp_to_fp = create_fp_to_fp
     return True

@@ -138,7 +138,7 @@ def test_a_spec_at_gpu_sizes_without_screening_sizes_is_screened_at_derived_ones
     """A spec written for a GPU (a 4096 x 2048 batch through a 2048 x 8192 MLP) that names no
     cpu_shapes: the probe derives screening sizes, the generator writes kernels for them and
     the interpreter pool verifies one within the budget."""
-    spec = REPO_ROOT / "tests" / "fixtures" / "specs" / "general" / "gpu_sized_mlp_block.py"
+    spec = REPO_ROOT / "tests" / "fixtures" / "specs" / "gpu_sized" / "mlp_block.py"
     client = JobClient(system.grpc_target)
     job = client.submit(spec, "cpu", job_pb2.JobConfig(budget=2, seed=3, parallelism=1, no_reuse=True))
     job = wait_for_end(client, job.job_id, timeout_s=240)

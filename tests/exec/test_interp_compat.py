@@ -1,4 +1,4 @@
-"""A scalar loaded from memory bounds a loop: Triton 3.6's interpreter needs kevolve.exec.interp_compat for it."""
+"""Triton 3.6 interpreter fixes (kevolve.exec.interp_compat): scalars loaded from memory bound loops, and bfloat16 rounds as on the GPU."""
 
 from __future__ import annotations
 
@@ -29,3 +29,28 @@ def test_loop_over_loaded_bounds_runs_in_the_interpreter() -> None:
     out = torch.empty(3)
     _segment_sum[(3,)](values, offsets, out, BLOCK=4)
     assert out.tolist() == [3.0, 0.0, 42.0]
+
+
+def test_float32_to_bfloat16_rounds_to_nearest_even_as_the_gpu_does() -> None:
+    """The interpreter truncated the mantissa, so a correct bfloat16 kernel was off by one
+    step (0.03 at 4-8) against PyTorch and failed its screening."""
+    import os
+
+    import torch
+    import triton
+    import triton.language as tl
+
+    assert os.environ.get("TRITON_INTERPRET") == "1"
+    interp_compat.apply()
+
+    @triton.jit
+    def round_trip(src, dst, n: tl.constexpr):
+        offs = tl.arange(0, n)
+        tl.store(dst + offs, tl.load(src + offs).to(tl.bfloat16).to(tl.float32))
+
+    x = torch.randn(4096) * 8
+    x[:6] = torch.tensor([float("nan"), float("inf"), -float("inf"), 3.3895e38, 1.0 + 2**-8, 1.0 + 3 * 2**-8])
+    out = torch.empty_like(x)
+    round_trip[(1,)](x, out, n=4096)
+    want = x.bfloat16().float()
+    assert torch.equal(out[1:], want[1:]) and out[0].isnan()

@@ -475,3 +475,18 @@ async def test_searchsorted_tiles_counts_like_a_binary_search(backend: OfflineBa
     source = SEARCH_SPECS[name]
     code = Renderer(backend, source)("searchsorted_tiles", S=group)
     assert verify(source, code, tmp_path) is None
+
+
+def test_a_template_candidate_keeps_only_the_imports_its_copied_init_reads() -> None:
+    """The spec's forward is not copied into a template's candidate: what only the forward
+    imported (torch.nn.functional, which the evaluator refuses in a candidate) is left out."""
+    from services.generator.offline.specparts import spec_parts
+
+    source = ("import math\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+              "from torch import nn as tnn\n\nscale = 2\n\n"
+              "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.s = math.sqrt(scale)\n    def forward(self, x):\n        return F.relu(x) * self.s\n")
+    parts = spec_parts(source)
+    assert "import math" in parts.imports and "import torch\n" in parts.imports
+    assert "import torch.nn as nn" in parts.imports
+    assert "functional" not in parts.imports and "tnn" not in parts.imports

@@ -25,7 +25,7 @@ from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Value
 from services.generator.lowering.kernels import Kernel, LaunchShape, kernel_args, pow2, tl_type
-from services.generator.lowering.ops_heavy import dot_type
+from services.generator.lowering.ops_heavy import SMEM_BUDGET, dot_type
 from services.generator.lowering.rows import same_index
 from services.generator.lowering.schema import CapturedCase, Node
 
@@ -260,7 +260,20 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
            "BLOCK_D": max(16, min(64, pow2(d))), "BLOCK_DV": head}
     cpu = {"BLOCK_M": max(16, min(128, pow2(lq))), "BLOCK_N": max(16, min(256, pow2(lk))),
            "BLOCK_D": max(16, min(128, pow2(d))), "BLOCK_DV": head}
-    return Kernel(k, kernel_args(k), LaunchShape((math.ceil(lq / gpu["BLOCK_M"]), z_n), gpu, 4),
+    # Key and value tiles of every pipeline stage share the block's shared memory with the
+    # query tile and the probabilities: fewer stages (then narrower key blocks) where wide
+    # heads in float32 would not fit.
+    size = {m: 2 if m in ("float16", "bfloat16") else 4 for m in (mul_s, mul_o)}
+    fixed = gpu["BLOCK_M"] * (gpu["BLOCK_D"] * size[mul_s] + gpu["BLOCK_N"] * size[mul_o])
+    stages = 3
+    while True:
+        per_stage = gpu["BLOCK_N"] * (gpu["BLOCK_D"] * size[mul_s] + head * size[mul_o])
+        stages = max(1, min(3, (SMEM_BUDGET - fixed) // per_stage))
+        if fixed + stages * per_stage <= SMEM_BUDGET or gpu["BLOCK_N"] <= 16:
+            break
+        gpu["BLOCK_N"] //= 2
+        fixed = gpu["BLOCK_M"] * (gpu["BLOCK_D"] * size[mul_s] + gpu["BLOCK_N"] * size[mul_o])
+    return Kernel(k, kernel_args(k), LaunchShape((math.ceil(lq / gpu["BLOCK_M"]), z_n), gpu, 4, stages),
                   LaunchShape((math.ceil(lq / cpu["BLOCK_M"]), z_n), cpu, 1), [out])
 
 

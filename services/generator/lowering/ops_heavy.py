@@ -156,14 +156,23 @@ def gpu_blocks(mul_type: str, batch: int, m: int, n: int) -> GemmBlocks:
     bm, bn = min(bm, max(16, pow2(m))), min(bn, max(16, pow2(n)))
     while bm > 32 and batch * math.ceil(m / bm) * math.ceil(n / bn) < 132:  # 132 SMs on an H100
         bm //= 2
-    return tuned(GemmBlocks(bm, bn, bk, warps))
+    return tuned(GemmBlocks(bm, bn, bk, warps), mul_type)
 
 
-def tuned(blocks: GemmBlocks) -> GemmBlocks:
-    """``blocks`` with the search's tile and warp choices, where it made any."""
+# Shared memory the operand tiles of all pipeline stages may take: an H100 has 227 KiB per
+# block; the rest is for the epilogue and Triton's own scratch.
+SMEM_BUDGET = 200 * 1024
+
+
+def tuned(blocks: GemmBlocks, mul_type: str) -> GemmBlocks:
+    """``blocks`` with the search's tile and warp choices, where it made any, and no more
+    pipeline stages than the operand tiles fit in shared memory (a search that grows the
+    tiles would otherwise write a kernel the GPU cannot launch)."""
     t = tunables.current()
-    return GemmBlocks(t.block_m or blocks.m, t.block_n or blocks.n, t.block_k or blocks.k,
-                      t.num_warps if t.num_warps != 4 else blocks.warps, t.num_stages)
+    m, n, k = t.block_m or blocks.m, t.block_n or blocks.n, t.block_k or blocks.k
+    per_stage = (m * k + k * n) * (2 if mul_type in ("float16", "bfloat16") else 4)
+    stages = max(1, min(t.num_stages, SMEM_BUDGET // per_stage))
+    return GemmBlocks(m, n, k, t.num_warps if t.num_warps != 4 else blocks.warps, stages)
 
 
 @lowers("aten.mm.default", "aten.bmm.default", "aten.addmm.default")

@@ -21,9 +21,22 @@ class SpecParts:
     forward_names: list[str]
 
 
+def _needed(node: ast.Import | ast.ImportFrom, used: set[str]) -> bool:
+    """Whether the candidate keeps a spec import: torch itself, or a name its copied __init__
+    and constants read. The spec's forward is not copied, so what only it used (``F``, say,
+    which the evaluator refuses in a candidate) is left out."""
+    bound = {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, ast.Import) and any(a.name == "torch" and a.asname is None for a in node.names):
+        return True
+    if isinstance(node, ast.Import) and any(a.name == "torch.nn" and a.asname == "nn" for a in node.names):
+        return True
+    return bool(bound & used)
+
+
 def spec_parts(source: str) -> SpecParts:
     tree = ast.parse(source)
-    imports = [ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    import_nodes = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    imports = [ast.unparse(n) for n in import_nodes]
     model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
     if model is None:
         raise Unsupported("spec defines no class Model")
@@ -46,6 +59,8 @@ def spec_parts(source: str) -> SpecParts:
     names = [a.arg for a in params][1:]
     forward_params = ast.unparse(ast.arguments(posonlyargs=[], args=params[1:], vararg=None, kwonlyargs=[],
                                                kw_defaults=[], kwarg=None, defaults=args.defaults))
+    used = {n.id for n in ast.walk(ast.parse(init_text + "\n".join(constants))) if isinstance(n, ast.Name)}
+    imports = [line for node, line in zip(import_nodes, imports, strict=True) if _needed(node, used)]
     return SpecParts(imports="\n".join(imports + constants), init_source=textwrap.indent(init_text, "    "),
                      forward_params=forward_params, forward_names=names)
 

@@ -11,7 +11,7 @@ from services.controller.api.screen_sizes import BUDGET, FLOOR
 
 needs_bwrap = pytest.mark.skipif(sandbox.bwrap_status()[0] is None, reason="bubblewrap cannot run here")
 HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
-MLP = REPO_ROOT / "tests" / "fixtures" / "specs" / "general" / "gpu_sized_mlp_block.py"
+MLP = REPO_ROOT / "tests" / "fixtures" / "specs" / "gpu_sized" / "mlp_block.py"
 
 
 @needs_bwrap

@@ -105,3 +105,49 @@ def test_few_long_rows_are_reduced_by_many_programs(name: str) -> None:
               f"def get_inputs():\n    return [{inputs}]\n\ndef get_init_inputs():\n    return []\n")
     code = check(source, atol=1e-4, rtol=1e-4)
     assert "_split(" in code and "sid = tl.program_id(1)" in code
+
+
+@pytest.mark.parametrize("mul", ["float32", "bfloat16"])
+def test_searched_product_tiles_keep_their_pipeline_in_shared_memory(mul: str) -> None:
+    """The largest tiles and deepest pipeline the search can pick still fit an H100 block's
+    shared memory: stages give way (a kernel asking for more is refused at launch)."""
+    from services.generator.lowering import tunables
+    from services.generator.lowering.ops_heavy import SMEM_BUDGET, gpu_blocks
+
+    space = {"BLOCK_M": "256", "BLOCK_N": "256", "BLOCK_K": "64", "num_stages": "5"}
+    with tunables.using(tunables.Tunables.from_strings(space)):
+        blocks = gpu_blocks(mul, 1, 4096, 4096)
+    per_stage = (blocks.m * blocks.k + blocks.k * blocks.n) * (4 if mul == "float32" else 2)
+    assert blocks.stages >= 1 and blocks.stages * per_stage <= SMEM_BUDGET
+    with tunables.using(tunables.Tunables.from_strings({"num_stages": "4"})):
+        assert gpu_blocks(mul, 1, 4096, 4096).stages == 4     # what fits is left as searched
+
+
+def test_wide_float32_attention_heads_fit_shared_memory() -> None:
+    source = (HEAD + "class Model(nn.Module):\n    def forward(self, q, k, v):\n"
+              "        return F.scaled_dot_product_attention(q, k, v)\n\n"
+              "def get_inputs():\n    return [torch.randn(1, 2, 40, 256), torch.randn(1, 2, 40, 256), torch.randn(1, 2, 40, 256)]\n\n"
+              "def get_init_inputs():\n    return []\n")
+    code = check(source, atol=1e-4, rtol=1e-4)
+    import re
+
+    # GPU values first where the interpreter's differ ("64 if gpu else 128").
+    launch = re.search(r"BLOCK_M=(\d+), BLOCK_N=(\d+), BLOCK_D=(\d+)[^,]*, BLOCK_DV=(\d+), num_warps=\d+, num_stages=(\d+)", code)
+    assert launch is not None, code[-2000:]
+    bm, bn, bd, bdv, stages = (int(g) for g in launch.groups())
+    assert bm * (bd + bn) * 4 + stages * bn * (bd + bdv) * 4 <= 200 * 1024
+
+
+def test_bfloat16_chains_round_each_result_as_pytorch_does() -> None:
+    """A bfloat16 residual add feeding a float32 norm: the sum is rounded to bfloat16 first,
+    as PyTorch rounds it, so the fused kernel matches the reference to the last bit it keeps."""
+    source = (HEAD + "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.weight = nn.Parameter(torch.randn(256, dtype=torch.bfloat16) * 3)\n"
+              "    def forward(self, x, residual):\n        residual = x + residual\n"
+              "        h = residual.to(torch.float32)\n"
+              "        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-5)\n"
+              "        return self.weight * h.to(torch.bfloat16), residual\n\n"
+              "def get_inputs():\n    return [torch.randn(64, 256, dtype=torch.bfloat16) * 4,"
+              " torch.randn(64, 256, dtype=torch.bfloat16) * 4]\n\ndef get_init_inputs():\n    return []\n")
+    code = check(source, atol=1e-2, rtol=1e-2, trials=3)
+    assert ".to(tl.bfloat16).to(tl.float32)" in code
