@@ -63,15 +63,10 @@ def load_at(k: KernelWriter, value: Value, idx: Sequence[Any], mask: str | None)
 def elementwise(shape: Sequence[int], dtype: str, operands: Sequence[Operand], operand_dtype: str,
                 code: Callable[[KernelWriter, list[str]], str], result_dtype: str | None = None) -> Lazy:
     """A value computed from ``operands`` at the same index; tensors are cast to
-    ``operand_dtype``'s compute type first, scalars become literals of it.
-
-    A 16-bit float result is computed in float32 and rounded to its own type, as PyTorch
-    rounds each operator's result: a fused chain then matches the reference's rounding, not
-    only its mathematics (a residual add in bfloat16 before a norm, say)."""
+    ``operand_dtype``'s compute type first, scalars become literals of it."""
     work = compute_dtype(operand_dtype)
     result = compute_dtype(result_dtype or dtype)
     cost = 1 + sum(o.cost for o in operands if isinstance(o, Value))
-    narrow = dtype if dtype in ("float16", "bfloat16") and result != dtype else None
 
     def fn(k: KernelWriter, idx: Sequence[Any], mask: str | None) -> str:
         names = []
@@ -80,10 +75,7 @@ def elementwise(shape: Sequence[int], dtype: str, operands: Sequence[Operand], o
                 names.append(k.cast(load_at(k, o, idx, mask), work))
             else:
                 names.append(scalar_code(k, o, work))
-        value = k.var(code(k, names), result)
-        if narrow is not None:
-            value = k.var(f"{value}.to({tl_type(narrow)}).to({tl_type(result)})", result)
-        return value
+        return k.var(code(k, names), result)
 
     return Lazy(shape, dtype, fn, cost)
 

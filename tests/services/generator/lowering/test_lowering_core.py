@@ -139,8 +139,8 @@ def test_wide_float32_attention_heads_fit_shared_memory() -> None:
 
 
 def test_bfloat16_chains_round_each_result_as_pytorch_does() -> None:
-    """A bfloat16 residual add feeding a float32 norm: the sum is rounded to bfloat16 first,
-    as PyTorch rounds it, so the fused kernel matches the reference to the last bit it keeps."""
+    """A bfloat16 residual add feeding a float32 norm: the sum is rounded to bfloat16 first
+    (to nearest even, as on the GPU: the interpreter's truncation once failed this)."""
     source = (HEAD + "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
               "        self.weight = nn.Parameter(torch.randn(256, dtype=torch.bfloat16) * 3)\n"
               "    def forward(self, x, residual):\n        residual = x + residual\n"
@@ -150,4 +150,4 @@ def test_bfloat16_chains_round_each_result_as_pytorch_does() -> None:
               "def get_inputs():\n    return [torch.randn(64, 256, dtype=torch.bfloat16) * 4,"
               " torch.randn(64, 256, dtype=torch.bfloat16) * 4]\n\ndef get_init_inputs():\n    return []\n")
     code = check(source, atol=1e-2, rtol=1e-2, trials=3)
-    assert ".to(tl.bfloat16).to(tl.float32)" in code
+    assert ".to(tl.bfloat16)" in code
