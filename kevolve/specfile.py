@@ -52,12 +52,35 @@ def parse(source: str, filename: str = "<spec>") -> ast.Module:
         raise SpecError(f"spec does not parse: {exc.msg} (line {exc.lineno})") from exc
 
 
+def int_names(node: ast.stmt) -> dict[str, int] | None:
+    """The integer constants a chained or unpacking assignment sets (``height = width = 224``,
+    ``h, w = 224, 160``); None for any other statement."""
+    if not isinstance(node, ast.Assign):
+        return None
+    if all(isinstance(t, ast.Name) for t in node.targets) and len(node.targets) > 1:
+        value = _literal(node.value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return {t.id: value for t in node.targets if isinstance(t, ast.Name)}
+        return None
+    target = node.targets[0] if len(node.targets) == 1 else None
+    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+        values = _literal(node.value)
+        if (isinstance(values, tuple) and len(values) == len(target.elts)
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in values)):
+            return {e.id: int(v) for e, v in zip(target.elts, values, strict=True) if isinstance(e, ast.Name)}
+    return None
+
+
 def outline(source: str | ast.Module, filename: str = "<spec>") -> SpecOutline:
     """What a spec (its source, or its tree from :func:`parse`) says without executing it."""
     tree = source if isinstance(source, ast.Module) else parse(source, filename)
     out = SpecOutline()
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        several = int_names(node)
+        if several is not None:
+            out.defines.update(several)
+            out.sizes.update(several)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             out.defines.add(node.name)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
@@ -91,11 +114,22 @@ class _SizeRewriter(ast.NodeTransformer):
         self.applied: set[str] = set()
 
     def visit_Module(self, node: ast.Module) -> ast.Module:
+        body: list[ast.stmt] = []
         for stmt in node.body:
+            several = int_names(stmt)
+            if several is not None and set(several) & set(self.sizes):
+                # One assignment per name, so each takes its own size.
+                for name, value in several.items():
+                    body.append(ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())],
+                                                             value=ast.Constant(self.sizes.get(name, value))), stmt))
+                    self.applied.update(set(several) & set(self.sizes))
+                continue
             if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
                     and stmt.targets[0].id in self.sizes):
                 stmt.value = ast.copy_location(ast.Constant(self.sizes[stmt.targets[0].id]), stmt.value)
                 self.applied.add(stmt.targets[0].id)
+            body.append(stmt)
+        node.body = body
         return node
 
 

@@ -6,10 +6,11 @@ thousand elements to answer in seconds, so a spec without ``cpu_shapes`` gets sc
 sizes derived here: every module-level size constant of at least ``SHRINK_FROM`` is divided
 by one power of two (kernel sizes, strides, head and group counts stay as written, and one
 factor for all keeps their ratios: ``d_model`` stays divisible by ``heads``), the smallest
-factor whose inputs and parameters fit ``BUDGET`` elements. Footprints are computed with
-fake tensors (nothing allocated); the chosen sizes are then run for real (build, inputs,
-forward), and a factor that breaks the spec (an image too small for its convolutions) gives
-way to the next larger sizes.
+factor whose inputs and parameters fit ``BUDGET`` elements and whose forward fits
+``FLOP_BUDGET`` (a convolution's work grows with channels times kernel area, not with its
+inputs). Footprints are computed with fake tensors (nothing allocated); the chosen sizes are
+then run for real (build, inputs, forward), and a factor that breaks the spec (an image too
+small for its convolutions) gives way to the next larger sizes.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from kevolve.specfile import load_module
 SHRINK_FROM = 16          # smaller integer constants are kernel sizes, strides, counts: kept
 FLOOR = 8                 # a shrunk size never goes below this (nor below its own value)
 BUDGET = 1 << 17          # elements of inputs and parameters together
+FLOP_BUDGET = 2 * 10**7   # of the forward, as torch's FLOP counter counts them
 LIMIT = 16 * BUDGET       # larger than this is never run for real here
 MAX_STEPS = 16            # factors 2 .. 65536
 
@@ -40,9 +42,11 @@ def _elements(value: Any) -> int:
 
 
 def footprint(source: str, path: str, sizes: dict[str, int]) -> int | None:
-    """Elements of the spec's inputs and model state at ``sizes``, with fake tensors; None
+    """Elements of the spec's inputs and model state at ``sizes``, with fake tensors, scaled
+    up where its forward does more than ``FLOP_BUDGET`` allows per ``BUDGET`` elements; None
     when the spec cannot be built that way (it reads data on the host, say)."""
     from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.utils.flop_counter import FlopCounterMode
 
     try:
         module = load_module(source, "kevolve_spec_sizes", sizes or None, filename=path)
@@ -51,7 +55,16 @@ def footprint(source: str, path: str, sizes: dict[str, int]) -> int | None:
             model = module.Model(*module.get_init_inputs())
             inputs = module.get_inputs()
             state = sum(t.numel() for t in model.state_dict().values() if isinstance(t, torch.Tensor))
-            return _elements(inputs) + state
+            elements = _elements(inputs) + state
+            flops = 0
+            try:
+                counter = FlopCounterMode(display=False)
+                with counter, torch.no_grad():
+                    model.eval()(*inputs)
+                flops = counter.get_total_flops()
+            except Exception:  # noqa: BLE001 - a forward fake tensors cannot run: elements decide
+                pass
+            return max(elements, flops * BUDGET // FLOP_BUDGET)
     except Exception:  # noqa: BLE001 - unknown footprint: decided by real runs instead
         return None
 

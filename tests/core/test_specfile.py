@@ -1,0 +1,39 @@
+"""The spec format read without running it, and size overrides applied before it runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from kevolve.specfile import SpecError, load_module, outline
+
+SPEC = """import torch
+batch = 4
+height = width = 128
+rows, cols = 32, 48
+shape = (3, 64)
+ffn = batch * 4
+
+class Model:
+    pass
+
+def get_inputs():
+    return [torch.zeros(batch, height, width), torch.zeros(rows, cols), torch.zeros(ffn)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_chained_and_unpacked_integer_constants_are_sizes() -> None:
+    assert outline(SPEC).sizes == {"batch": 4, "height": 128, "width": 128, "rows": 32, "cols": 48}
+
+
+def test_each_name_of_a_chained_or_unpacked_assignment_takes_its_own_override() -> None:
+    module = load_module(SPEC, "spec_sizes_overridden", {"height": 8, "cols": 6, "batch": 2})
+    shapes = [tuple(t.shape) for t in module.get_inputs()]
+    assert shapes == [(2, 8, 128), (32, 6), (8,)]        # ffn = batch * 4 follows
+
+
+def test_an_override_naming_no_constant_is_refused() -> None:
+    with pytest.raises(SpecError, match="shape"):
+        load_module(SPEC, "spec_sizes_unknown", {"shape": 2})
