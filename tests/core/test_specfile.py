@@ -35,5 +35,5 @@ def test_each_name_of_a_chained_or_unpacked_assignment_takes_its_own_override() 
 
 
 def test_an_override_naming_no_constant_is_refused() -> None:
-    with pytest.raises(SpecError, match="shape"):
-        load_module(SPEC, "spec_sizes_unknown", {"shape": 2})
+    with pytest.raises(SpecError, match="depth"):
+        load_module(SPEC, "spec_sizes_unknown", {"depth": 2})
