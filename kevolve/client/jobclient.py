@@ -84,8 +84,9 @@ class JobClient:
     def submit(self, spec_path: Path, platform: str, config: job_pb2.JobConfig) -> job_pb2.Job:
         return self.submit_source(spec_path.stem, read_source(spec_path), platform, config)
 
-    def submit_source(self, name: str, source: str, platform: str, config: job_pb2.JobConfig) -> job_pb2.Job:
-        spec = job_pb2.KernelSpec(name=name, source=source)
+    def submit_source(self, name: str, source: str, platform: str, config: job_pb2.JobConfig,
+                      cpu_sizes: dict[str, int] | None = None) -> job_pb2.Job:
+        spec = job_pb2.KernelSpec(name=name, source=source, cpu_sizes=cpu_sizes or {})
         request = service_pb2.SubmitJobRequest(spec=spec, platform=platform, config=config)
         return self._call("SubmitJob", request, SUBMIT_TIMEOUT_S).job  # type: ignore[attr-defined,no-any-return]
 

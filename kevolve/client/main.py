@@ -60,6 +60,8 @@ def _job_table(job: job_pb2.Job) -> Table:
         ("best", f"{job.best_node_id or '-'}  fitness {job.best_fitness:.3f} ({unit})"),
         ("LLM usage", f"{job.usage.prompt_tokens + job.usage.completion_tokens} tokens, ${job.usage.cost_usd:.4f}"),
     ]
+    if job.spec.cpu_sizes:  # the spec's cpu_shapes, --cpu-size, or the sizes derived at submit
+        rows.insert(3, ("screening sizes", ", ".join(f"{k}={v}" for k, v in sorted(job.spec.cpu_sizes.items()))))
     for key, value in rows:
         table.add_row(f"[bold]{key}[/]", value)
     return table
@@ -145,21 +147,38 @@ def up(run_dir: RunDir = DEFAULT_RUN_DIR,
         system.stop()
 
 
+def _sizes(pairs: list[str]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        try:
+            sizes[name.strip()] = int(value)
+        except ValueError:
+            raise _fail(ValueError(f"--cpu-size {pair!r}: expected NAME=INTEGER")) from None
+        if not name.strip() or sizes[name.strip()] <= 0:
+            raise _fail(ValueError(f"--cpu-size {pair!r}: expected NAME=INTEGER with a positive integer"))
+    return sizes
+
+
 @app.command()
 def submit(spec: Path, platform: str = "cpu", budget: int = 8,
            policy: Annotated[str, typer.Option(help="greedy|mcts|evolutionary|random")] = "greedy",
            parallelism: int = 2, seed: int = 1, no_reuse: bool = False,
            wait: Annotated[bool, typer.Option("--follow/--no-follow")] = True,
+           cpu_size: Annotated[list[str] | None, typer.Option(
+               "--cpu-size", help="NAME=VALUE: a size constant's value on the interpreter (cpu) pools; "
+               "repeat for several. Default: the spec's cpu_shapes, else sizes derived at submit")] = None,
            target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
     """Submit a spec (KernelBench format) and follow the job (exit 0 once it succeeds)."""
     if policy not in POLICIES:
         raise _fail(ValueError(f"--policy must be one of {', '.join(POLICIES)}"))
+    sizes = _sizes(cpu_size or [])
     source = _source(spec)
     client = _client(target, run_dir)
     config = job_pb2.JobConfig(budget=budget, policy=POLICIES[policy], parallelism=parallelism, seed=seed,
                                no_reuse=no_reuse)
     try:
-        job = client.submit_source(spec.stem, source, platform, config)
+        job = client.submit_source(spec.stem, source, platform, config, cpu_sizes=sizes)
         client.close()
         console.print(f"submitted job [bold]{job.job_id}[/]")
         if wait:

@@ -145,6 +145,23 @@ def test_a_spec_at_gpu_sizes_without_screening_sizes_is_screened_at_derived_ones
     assert job.state == job_pb2.SUCCEEDED, job
     best = client.best(job.job_id)
     assert best.candidate.verdict == common_pb2.PASSED, best.candidate.reason
+    derived = dict(job.spec.cpu_sizes)
+    assert set(derived) == {"batch_size", "hidden"} and derived["hidden"] < 2048, derived
+
+    # The CLI shows them, and --cpu-size chooses others.
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "kevolve.client.main", *args, "--target", system.grpc_target],
+                              env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "COLUMNS": "200"},
+                              capture_output=True, text=True, timeout=120)
+
+    assert f"hidden={derived['hidden']}" in cli("status", job.job_id).stdout
+    chosen = cli("submit", str(spec), "--cpu-size", "batch_size=16", "--cpu-size", "hidden=32", "--no-follow")
+    assert chosen.returncode == 0, chosen.stderr
+    job_id = chosen.stdout.split("submitted job", 1)[1].split()[0]
+    assert dict(client.get(job_id).spec.cpu_sizes) == {"batch_size": 16, "hidden": 32}
+    client.cancel(job_id)
+    refused = cli("submit", str(spec), "--cpu-size", "hidden", "--no-follow")
+    assert refused.returncode == 1 and "expected NAME=INTEGER" in refused.stderr
 
 
 def test_killed_evaluator_loses_no_work(system: LocalSystem) -> None:
