@@ -162,6 +162,11 @@ def trace(source: str, sizes: dict[str, int]) -> dict[str, Any]:
                     graph_module = fx.symbolic_trace(model)
             except Exception as exc:  # data-dependent control flow and the like
                 raise _Untraceable(f"torch.fx cannot trace Model.forward: {type(exc).__name__}: {exc}") from exc
+            # fx names a placeholder in its own style (``A`` becomes ``a``); the candidate's
+            # forward takes the spec's parameter names, so the graph must use them too.
+            for node in graph_module.graph.nodes:
+                if node.op == "placeholder" and node.name != node.target and str(node.target).isidentifier():
+                    node._rename(str(node.target))
             ShapeProp(graph_module).propagate(*inputs)
             return model, inputs, graph_module
 

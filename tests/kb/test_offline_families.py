@@ -490,3 +490,15 @@ def test_a_template_candidate_keeps_only_the_imports_its_copied_init_reads() -> 
     assert "import math" in parts.imports and "import torch\n" in parts.imports
     assert "import torch.nn as nn" in parts.imports
     assert "functional" not in parts.imports and "tnn" not in parts.imports
+
+
+async def test_capitalised_forward_arguments_reach_the_template_candidate(backend: OfflineBackend,
+                                                                          tmp_path: Path) -> None:
+    """``forward(self, A, B)``: fx names its placeholders ``a`` and ``b``; the candidate's
+    forward takes ``A`` and ``B``, and its body must read those (it once read ``a``)."""
+    source = ('"""Matrix product with capitalised arguments."""\nimport torch\nimport torch.nn as nn\n\n'
+              "M = 64\nK = 48\nN = 32\n\n\nclass Model(nn.Module):\n    def forward(self, A, B):\n"
+              "        return torch.matmul(A, B)\n\n\ndef get_inputs():\n"
+              "    return [torch.randn(M, K), torch.randn(K, N)]\n\n\ndef get_init_inputs():\n    return []\n")
+    gen, _ = await evolve(backend, source, tmp_path)
+    assert gen.tunables["template"] != "general"
