@@ -15,7 +15,8 @@ from kevolve.client.bench import run_bench
 from kevolve.client.launcher import start_system
 from kevolve.config import REPO_ROOT
 
-pytestmark = pytest.mark.slow
+# About a minute and a half on 2 cores, more on a loaded machine.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 CORPUS = REPO_ROOT / "bench" / "corpus"
 # One or two per level, of different operator classes; each one's screening sizes are derived.

@@ -10,7 +10,8 @@ from kevolve.client.bench import discover_specs, run_bench
 from kevolve.client.launcher import start_system
 from kevolve.config import REPO_ROOT
 
-pytestmark = pytest.mark.slow
+# A whole bench: about 3 minutes on 2 cores, more on a loaded machine.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 SUITE = REPO_ROOT / "bench" / "suite"
 
