@@ -150,12 +150,13 @@ def up(run_dir: RunDir = DEFAULT_RUN_DIR,
 def _sizes(pairs: list[str]) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for pair in pairs:
-        name, _, value = pair.partition("=")
+        raw_name, _, value = pair.partition("=")
+        name = raw_name.strip()
         try:
-            sizes[name.strip()] = int(value)
+            sizes[name] = int(value)
         except ValueError:
             raise _fail(ValueError(f"--cpu-size {pair!r}: expected NAME=INTEGER")) from None
-        if not name.strip() or sizes[name.strip()] <= 0:
+        if not name or sizes[name] <= 0:
             raise _fail(ValueError(f"--cpu-size {pair!r}: expected NAME=INTEGER with a positive integer"))
     return sizes
 

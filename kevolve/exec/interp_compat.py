@@ -69,10 +69,8 @@ def _round_bfloat16(interpreter: Any) -> bool:
         return cast(self, src, dst_type)
 
     cast_impl._kevolve_compat = True  # type: ignore[attr-defined]
+    # create_fp_trunc and the other casts call self.cast_impl: replacing it serves them all.
     builder.cast_impl = cast_impl
-    for name in ("create_fp_trunc", "create_fp_ext", "create_si_to_fp", "create_ui_to_fp", "create_fp_to_si",
-                 "create_fp_to_ui"):
-        setattr(builder, name, lambda self, src, dst_type: self.cast_impl(src, dst_type))
     fp_to_fp = builder.create_fp_to_fp
 
     def create_fp_to_fp(self: Any, src: Any, dst_type: Any, rounding_mode: Any) -> Any:

@@ -41,6 +41,10 @@ def _elements(value: Any) -> int:
     return 0
 
 
+def _inputs_and_state(model: Any, inputs: Any) -> int:
+    return _elements(inputs) + sum(t.numel() for t in model.state_dict().values() if isinstance(t, torch.Tensor))
+
+
 def footprint(source: str, path: str, sizes: dict[str, int]) -> int | None:
     """Elements of the spec's inputs and model state at ``sizes``, with fake tensors, scaled
     up where its forward does more than ``FLOP_BUDGET`` allows per ``BUDGET`` elements; None
@@ -54,8 +58,7 @@ def footprint(source: str, path: str, sizes: dict[str, int]) -> int | None:
             torch.manual_seed(0)
             model = module.Model(*module.get_init_inputs())
             inputs = module.get_inputs()
-            state = sum(t.numel() for t in model.state_dict().values() if isinstance(t, torch.Tensor))
-            elements = _elements(inputs) + state
+            elements = _inputs_and_state(model, inputs)
             flops = 0
             try:
                 counter = FlopCounterMode(display=False)
@@ -69,25 +72,22 @@ def footprint(source: str, path: str, sizes: dict[str, int]) -> int | None:
         return None
 
 
-def runs(source: str, path: str, sizes: dict[str, int]) -> int | None:
-    """Elements of inputs and state when the spec builds, makes inputs and runs its forward
-    at ``sizes`` with non-empty outputs; None when it fails or is too large to try."""
+def runs(source: str, path: str, sizes: dict[str, int]) -> bool:
+    """Whether the spec builds, makes inputs and runs its forward at ``sizes`` with non-empty
+    outputs (sizes too large to try here count as not running)."""
     try:
         module = load_module(source, "kevolve_spec_sizes", sizes or None, filename=path)
         torch.manual_seed(0)
         model = module.Model(*module.get_init_inputs()).eval()
         inputs = module.get_inputs()
-        total = _elements(list(inputs)) + sum(t.numel() for t in model.state_dict().values())
-        if total > LIMIT:
-            return None
+        if _inputs_and_state(model, inputs) > LIMIT:
+            return False
         with torch.no_grad():
             out = model(*inputs)
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
-        if not outs or any(isinstance(o, torch.Tensor) and o.numel() == 0 for o in outs):
-            return None
-        return total
+        return bool(outs) and not any(isinstance(o, torch.Tensor) and o.numel() == 0 for o in outs)
     except Exception:  # noqa: BLE001 - these sizes do not work for this spec
-        return None
+        return False
 
 
 def derive(source: str, path: str, sizes: dict[str, int], time_left: Callable[[], float]) -> dict[str, int]:
@@ -112,7 +112,7 @@ def derive(source: str, path: str, sizes: dict[str, int], time_left: Callable[[]
     for shrunk, elements in reversed(tried):
         if time_left() <= 0 or (elements is not None and elements > LIMIT):
             break
-        if runs(source, path, shrunk) is not None:
+        if runs(source, path, shrunk):
             return shrunk
     return {}
 

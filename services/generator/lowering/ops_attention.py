@@ -264,15 +264,13 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
     # query tile and the probabilities: fewer stages (then narrower key blocks) where wide
     # heads in float32 would not fit.
     size = {m: 2 if m in ("float16", "bfloat16") else 4 for m in (mul_s, mul_o)}
-    fixed = gpu["BLOCK_M"] * (gpu["BLOCK_D"] * size[mul_s] + gpu["BLOCK_N"] * size[mul_o])
-    stages = 3
     while True:
+        fixed = gpu["BLOCK_M"] * (gpu["BLOCK_D"] * size[mul_s] + gpu["BLOCK_N"] * size[mul_o])
         per_stage = gpu["BLOCK_N"] * (gpu["BLOCK_D"] * size[mul_s] + head * size[mul_o])
         stages = max(1, min(3, (SMEM_BUDGET - fixed) // per_stage))
         if fixed + stages * per_stage <= SMEM_BUDGET or gpu["BLOCK_N"] <= 16:
             break
         gpu["BLOCK_N"] //= 2
-        fixed = gpu["BLOCK_M"] * (gpu["BLOCK_D"] * size[mul_s] + gpu["BLOCK_N"] * size[mul_o])
     return Kernel(k, kernel_args(k), LaunchShape((math.ceil(lq / gpu["BLOCK_M"]), z_n), gpu, 4, stages),
                   LaunchShape((math.ceil(lq / cpu["BLOCK_M"]), z_n), cpu, 1), [out])
 

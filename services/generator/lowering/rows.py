@@ -327,13 +327,17 @@ _SLICE_UNIT = 8192
 _SPLIT_ROWS_BELOW, _SPLIT_LENGTH_FROM, _SPLIT_PROGRAMS = 128, 65536, 1024
 
 
+def _slice_length(rn: int, slices: int) -> int:
+    """Elements per slice when a row of ``rn`` is cut in ``slices``: whole slice units."""
+    return math.ceil(math.ceil(rn / slices) / _SLICE_UNIT) * _SLICE_UNIT
+
+
 def split_count(xn: int, rn: int) -> int:
     """Slices per row for a reduction of ``xn`` rows of ``rn`` elements (1: no split)."""
     if xn >= _SPLIT_ROWS_BELOW or rn < _SPLIT_LENGTH_FROM:
         return 1
     want = max(1, min(math.ceil(rn / _SLICE_UNIT), _SPLIT_PROGRAMS // xn))
-    chunk = math.ceil(math.ceil(rn / want) / _SLICE_UNIT) * _SLICE_UNIT
-    return math.ceil(rn / chunk)
+    return math.ceil(rn / _slice_length(rn, want))
 
 
 def split_kernel(name: str, r: ReductionValue, partial: Buffer, splits: int) -> Kernel:
@@ -342,7 +346,7 @@ def split_kernel(name: str, r: ReductionValue, partial: Buffer, splits: int) -> 
     kept = [s for d, s in enumerate(shape) if d not in dims]
     reduced = [s for d, s in enumerate(shape) if d in dims]
     xn, rn = numel(kept), numel(reduced)
-    chunk = math.ceil(math.ceil(rn / splits) / _SLICE_UNIT) * _SLICE_UNIT
+    chunk = _slice_length(rn, splits)
     k = KernelWriter(name)
     xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
     wide = numel(shape) >= 2**31
