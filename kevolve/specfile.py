@@ -44,6 +44,31 @@ def _literal(node: ast.AST) -> object:
         return None
 
 
+_INT_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+            ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+            ast.LShift: lambda a, b: a << b if 0 <= b <= 62 else None,
+            ast.RShift: lambda a, b: a >> b if b >= 0 else None,
+            ast.Pow: lambda a, b: a ** b if 0 <= b <= 62 else None}
+
+
+def int_constant(node: ast.AST) -> int | None:
+    """The integer an expression of integer literals computes (``64 * 1024 * 1024``,
+    ``1 << 26``, ``2 ** 20``, ``(4096 + 8) // 2``), folded without running anything; None for
+    anything else (names, calls, floats, results beyond 64 bits)."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = int_constant(node.operand)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
+        left, right = int_constant(node.left), int_constant(node.right)
+        if left is None or right is None or (right == 0 and isinstance(node.op, (ast.FloorDiv, ast.Mod))):
+            return None
+        value = _INT_OPS[type(node.op)](left, right)
+        return value if value is not None and abs(value) < 1 << 63 else None
+    return None
+
+
 def parse(source: str, filename: str = "<spec>") -> ast.Module:
     """The spec's syntax tree; SpecError naming the line of a syntax error."""
     try:
@@ -58,16 +83,17 @@ def int_names(node: ast.stmt) -> dict[str, int] | None:
     if not isinstance(node, ast.Assign):
         return None
     if all(isinstance(t, ast.Name) for t in node.targets) and len(node.targets) > 1:
-        value = _literal(node.value)
-        if isinstance(value, int) and not isinstance(value, bool):
+        value = int_constant(node.value)
+        if value is not None:
             return {t.id: value for t in node.targets if isinstance(t, ast.Name)}
         return None
     target = node.targets[0] if len(node.targets) == 1 else None
-    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
-        values = _literal(node.value)
-        if (isinstance(values, tuple) and len(values) == len(target.elts)
-                and all(isinstance(v, int) and not isinstance(v, bool) for v in values)):
-            return {e.id: int(v) for e, v in zip(target.elts, values, strict=True) if isinstance(e, ast.Name)}
+    if (isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts)
+            and isinstance(node.value, (ast.Tuple, ast.List)) and len(node.value.elts) == len(target.elts)):
+        values = [int_constant(v) for v in node.value.elts]
+        if all(v is not None for v in values):
+            return {e.id: int(v) for e, v in zip(target.elts, values, strict=True)  # type: ignore[arg-type]
+                    if isinstance(e, ast.Name)}
     return None
 
 
@@ -86,10 +112,11 @@ def outline(source: str | ast.Module, filename: str = "<spec>") -> SpecOutline:
             name = node.targets[0].id
             out.defines.add(name)
             value = _literal(node.value)
+            folded = int_constant(node.value)
             if isinstance(value, bool):
                 continue
-            if isinstance(value, int):
-                out.sizes[name] = value
+            if folded is not None:
+                out.sizes[name] = folded
             elif name in ("atol", "rtol") and isinstance(value, float):
                 setattr(out, name, value)
             elif name == "cpu_shapes" and isinstance(value, dict):

@@ -31,6 +31,7 @@ from kevolve.v1 import common_pb2, job_pb2, service_pb2
 POLICIES = {"greedy": job_pb2.GREEDY, "mcts": job_pb2.MCTS, "evolutionary": job_pb2.EVOLUTIONARY,
             "random": job_pb2.RANDOM}
 TERMINAL = {job_pb2.SUCCEEDED, job_pb2.FAILED, job_pb2.CANCELLED}
+TERMINAL_NAMES = {job_pb2.JobState.Name(state) for state in TERMINAL}
 _module_ids = itertools.count()
 DEFAULT_RUN_DIR = Path(".kevolve")
 
@@ -47,29 +48,36 @@ class JobApi(Protocol):
     def close(self) -> None: ...
 
 
-def _listed(suite: Path) -> list[Path]:
-    """The spec files a suite names: a folder's ``*.py`` (its subfolders' when it has none of
-    its own, as bench/corpus has levels), or the paths a ``.txt`` list gives one per line
-    (relative to the list; ``#`` starts a comment)."""
+def _listed(suite: Path, deep: bool = False) -> list[Path]:
+    """The files a suite names: a folder's ``*.py`` (with ``deep``, its subfolders' too), or the
+    paths a ``.txt`` list gives one per line (relative to the list; ``#`` starts a comment)."""
     if suite.is_file():
         lines = (line.split("#", 1)[0].strip() for line in suite.read_text().splitlines())
         return [suite.parent / line for line in lines if line]
-    own = sorted(suite.glob("*.py"))
-    return own if own else sorted(suite.rglob("*.py"))
+    return sorted(suite.rglob("*.py") if deep else suite.glob("*.py"))
 
 
-def discover_specs(suite_dir: Path, only: list[str] | None = None) -> list[Path]:
-    """The suite's spec files, sorted: every ``*.py`` that defines Model, get_inputs and get_init_inputs.
-
-    Helpers living beside the specs (random_specs.py) define none of them and are skipped.
-    """
+def _specs_among(paths: list[Path]) -> list[Path]:
     found = []
-    for path in _listed(suite_dir):
+    for path in paths:
         if path.name.startswith("_"):
             continue
         defines = specfile.outline(path.read_text(), str(path)).defines
         if all(name in defines for name in specfile.REQUIRED):
             found.append(path)
+    return found
+
+
+def discover_specs(suite_dir: Path, only: list[str] | None = None) -> list[Path]:
+    """The suite's spec files, sorted: every ``*.py`` that defines Model, get_inputs and get_init_inputs.
+
+    Helpers living beside the specs (random_specs.py) define none of them and are skipped. A
+    folder with no spec of its own (bench/corpus, whose levels are subfolders) is searched
+    through its subfolders.
+    """
+    found = _specs_among(_listed(suite_dir))
+    if not found and suite_dir.is_dir():
+        found = _specs_among(_listed(suite_dir, deep=True))
     if only:
         unknown = set(only) - {p.stem for p in found}
         if unknown:
@@ -286,6 +294,29 @@ def run_one(api: JobApi, path: Path, platform: str, config: job_pb2.JobConfig, p
     return spec, env
 
 
+def _carry_over(result: BenchResult, earlier: Path, paths: list[Path],
+                on_progress: Callable[[str], None] | None) -> list[Path]:
+    """Move the specs that ended in ``earlier`` into ``result``; return the paths left to run.
+
+    A spec the runner could not submit or follow (state NOT_RUN) or cancelled on its
+    timeout is run again; one that ended, passed or failed, keeps its result."""
+    if not earlier.is_file():
+        return paths
+    before = BenchResult.from_json(earlier.read_text())
+    if before.platform != result.platform:
+        raise ValueError(f"{earlier} is a run on {before.platform}, not {result.platform}: "
+                         "resume a run of the same platform")
+    wanted = {p.stem for p in paths}
+    kept = [s for s in before.specs if s.spec in wanted and s.state in TERMINAL_NAMES
+            and "cancelled by the bench runner" not in s.error]
+    result.specs.extend(kept)
+    result.started_at, result.environment, result.device = before.started_at, before.environment, before.device
+    done = {s.spec for s in kept}
+    if on_progress:
+        on_progress(f"resuming {earlier}: {len(done)} spec(s) kept, {len(paths) - len(done)} to run")
+    return [p for p in paths if p.stem not in done]
+
+
 def run_bench(suite_dir: Path, platform: str, budget: int, out_dir: Path, grpc_target: str,
               token: str | None = None, policy: str = "greedy", parallel_jobs: int = 4, parallelism: int = 2,
               seed: int = 1, only: list[str] | None = None, wall_clock_s: float = 0.0,
@@ -293,14 +324,16 @@ def run_bench(suite_dir: Path, platform: str, budget: int, out_dir: Path, grpc_t
               peak_tflops: float | None = None, job_timeout_s: float = 0.0, poll_s: float = 2.0,
               baselines: Path | None = None, stem: str | None = None,
               api_factory: Callable[[str, str | None], JobApi] | None = None,
-              on_progress: Callable[[str], None] | None = None) -> BenchResult:
+              on_progress: Callable[[str], None] | None = None, resume: bool = False) -> BenchResult:
     """Run every suite spec as a job on ``platform``; write suite_<platform>.json/.md/.html (or
     ``<stem>.*``) to out_dir.
 
     ``copy_bw_gbs``: the device's copy bandwidth for the bandwidth fractions; when None on a
     GPU platform and this machine has a GPU, it is measured here. ``peak_tflops``: peak
     FLOP/s for compute-bound specs (None: no FLOP/s fractions). ``api_factory`` builds the
-    gRPC client (tests pass a fake).
+    gRPC client (tests pass a fake). ``resume``: keep the specs that ended in an earlier run's
+    report of the same name (out_dir/<stem>.json) and run only the others, so a long run that
+    was stopped goes on where it stopped.
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}")
@@ -319,6 +352,8 @@ def run_bench(suite_dir: Path, platform: str, budget: int, out_dir: Path, grpc_t
                          started_at=time.time(), copy_bw_gbs=copy_bw_gbs, peak_tflops=peak_tflops,
                          settings=measurement_settings(os.environ))
     attach_baselines(result, baselines)
+    if resume:
+        paths = _carry_over(result, out_dir / f"{stem or f'suite_{platform}'}.json", paths, on_progress)
     api = api_factory(grpc_target, token)
     done = threading.Lock()
 
@@ -382,8 +417,10 @@ def register(app: typer.Typer) -> None:
               policy: Annotated[str, typer.Option(help="greedy|mcts|evolutionary|random")] = "greedy",
               parallel_jobs: Annotated[int, typer.Option(help="jobs in flight at once")] = 4,
               out: Annotated[Path | None, typer.Option(
-                  "--out", help="report folder (default: bench/results for a run, the JSON's folder for "
-                                "a re-render)")] = None,
+                  "--out", help="report folder (default: RUN_DIR/bench for a run, so committed reports are "
+                                "never overwritten; the JSON's folder for a re-render)")] = None,
+              resume: Annotated[bool, typer.Option(
+                  "--resume", help="keep the specs that ended in OUT/STEM.json and run only the rest")] = False,
               only: Annotated[list[str] | None, typer.Option("--only", help="run only these specs")] = None,
               copy_bw_gbs: Annotated[float | None, typer.Option(help="device copy bandwidth, GB/s")] = None,
               peak_tflops: Annotated[float | None, typer.Option(help="peak TFLOP/s (compute-bound)")] = None,
@@ -411,12 +448,12 @@ def register(app: typer.Typer) -> None:
                                           copy_bw_gbs, peak_tflops, stem, baselines)
                 typer.echo(f"re-rendered {len(result.specs)} spec(s) from {', '.join(map(str, from_json))}")
                 return
-            out = out or Path("bench/results")
+            out = out or run_dir / "bench"
             result = run_bench(suite, platform, budget, out, resolve_target(target, run_dir), token=token,
                                policy=policy, parallel_jobs=parallel_jobs, parallelism=parallelism, only=only,
                                wall_clock_s=wall_clock_s, copy_bw_gbs=copy_bw_gbs, baselines=baselines,
                                peak_tflops=peak_tflops, job_timeout_s=job_timeout_s, stem=stem,
-                               on_progress=typer.echo)
+                               on_progress=typer.echo, resume=resume)
         except (ClientError, ValueError, OSError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(1) from exc

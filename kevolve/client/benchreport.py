@@ -111,14 +111,21 @@ class BenchResult:
         """One report from runs of parts of a suite: a spec run again replaces its earlier result.
 
         The runs must share platform, budget, policy and service settings (a report mixing them
-        would compare unlike searches); machine facts come from the first run that recorded them."""
+        would compare unlike searches); machine facts come from the first run that recorded them.
+        On the cpu platform, which measures correctness alone, the settings (how many candidates
+        are judged at once) change no verdict: runs with different ones merge, and the report
+        lists every value each setting had."""
         out = BenchResult(**{**asdict(self), "specs": []})
         out.specs = list(self.specs)
         for run in later:
-            for attr in ("platform", "budget", "policy", "settings"):
+            checked = ("platform", "budget", "policy") + (() if out.platform == "cpu" else ("settings",))
+            for attr in checked:
                 if getattr(run, attr) != getattr(out, attr):
                     raise ValueError(f"cannot merge runs with different {attr}: "
                                      f"{getattr(out, attr)!r} and {getattr(run, attr)!r}")
+            for name, value in run.settings.items():
+                values = out.settings.get(name, "").split(" | ") if out.settings.get(name) else []
+                out.settings[name] = " | ".join(values + ([value] if value not in values else []))
             names = {s.spec for s in run.specs}
             out.specs = [s for s in out.specs if s.spec not in names] + list(run.specs)
             out.device = out.device or run.device

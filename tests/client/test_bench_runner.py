@@ -273,3 +273,35 @@ def test_submits_over_the_rate_are_retried_and_a_list_file_names_the_specs(tmp_p
         server.stop(grace=None)
     assert sorted(s.spec for s in result.specs) == sorted(ONLY)
     assert all(s.state in ("SUCCEEDED", "FAILED") and not s.error for s in result.specs), result.specs
+
+
+def test_a_resumed_run_keeps_specs_that_ended_and_runs_the_rest(service: Service, tmp_path: Path) -> None:
+    servicer, target = service
+    run_bench(SUITE, "cuda", budget=3, out_dir=tmp_path, grpc_target=target, token="s3cret", only=ONLY[:2],
+              parallel_jobs=1, copy_bw_gbs=3000.0, poll_s=0.01, stem="part")
+    # A spec the runner could not follow (NOT_RUN) is run again; the two that ended are kept.
+    saved = json.loads((tmp_path / "part.json").read_text())
+    saved["specs"].append({"spec": ONLY[2], "state": "NOT_RUN", "error": "controller unreachable"})
+    (tmp_path / "part.json").write_text(json.dumps(saved))
+    submitted_before = len(servicer.submitted)
+    result = run_bench(SUITE, "cuda", budget=3, out_dir=tmp_path, grpc_target=target, token="s3cret", only=ONLY,
+                       parallel_jobs=1, copy_bw_gbs=3000.0, poll_s=0.01, stem="part", resume=True)
+    assert [r.spec.name for r in servicer.submitted[submitted_before:]] == [ONLY[2]]
+    assert sorted(s.spec for s in result.specs) == sorted(ONLY)
+    assert all(s.state in ("SUCCEEDED", "FAILED") for s in result.specs)
+    with pytest.raises(ValueError, match="same platform"):
+        run_bench(SUITE, "cpu", budget=3, out_dir=tmp_path, grpc_target=target, token="s3cret", only=ONLY,
+                  stem="part", resume=True)
+
+
+def test_the_cli_writes_into_the_run_dir_unless_told(service: Service, tmp_path: Path) -> None:
+    _, target = service
+    app = typer.Typer()
+    register(app)
+    app.command("noop")(lambda: None)  # a second command keeps typer's subcommand form
+    run_dir = tmp_path / "run"
+    out = CliRunner().invoke(app, ["bench", str(SUITE), "--platform", "cuda", "--budget", "2", "--only", ONLY[0],
+                                   "--copy-bw-gbs", "3000", "--target", target, "--token", "s3cret",
+                                   "--run-dir", str(run_dir)])
+    assert out.exit_code == 0, out.output
+    assert (run_dir / "bench" / "suite_cuda.json").is_file()

@@ -155,3 +155,17 @@ def test_a_kernel_is_credited_with_the_smaller_of_its_in_run_and_isolated_speedu
     rows = {r.spec: r for r in (spec_row(result, s) for s in result.specs)}
     assert rows["fast2x"].credited == pytest.approx(1.2)      # 1.2 / 1.0, not 2.0 / 1.0
     assert rows["fast125"].credited == pytest.approx(1.25)    # in run 1.0 / 0.8 is the smaller
+
+
+def test_cpu_runs_with_different_concurrency_merge_and_gpu_runs_do_not() -> None:
+    def run(platform: str, concurrency: str, spec: str) -> BenchResult:
+        return BenchResult(platform=platform, suite="corpus", budget=2, policy="greedy",
+                           settings={"KEVOLVE_EVALUATOR_CONCURRENCY": concurrency},
+                           specs=[SpecResult(spec=spec, correct=True, state="SUCCEEDED")])
+
+    merged = run("cpu", "2", "a").merged(run("cpu", "14", "b"))
+    assert [s.spec for s in merged.specs] == ["a", "b"]
+    # The report says every value a setting had across the parts.
+    assert merged.settings == {"KEVOLVE_EVALUATOR_CONCURRENCY": "2 | 14"}
+    with pytest.raises(ValueError, match="different settings"):
+        run("cuda", "2", "a").merged(run("cuda", "14", "b"))

@@ -37,3 +37,14 @@ def test_each_name_of_a_chained_or_unpacked_assignment_takes_its_own_override() 
 def test_an_override_naming_no_constant_is_refused() -> None:
     with pytest.raises(SpecError, match="depth"):
         load_module(SPEC, "spec_sizes_unknown", {"depth": 2})
+
+
+def test_constants_computed_from_literals_are_sizes_and_take_overrides() -> None:
+    source = ("import torch\nN = 64 * 1024 * 1024\nM = 1 << 26\nK = 2 ** 12 + 8\nrows, cols = 4096 * 2, 512\n"
+              "D = N // 2\nclass Model:\n    pass\n"
+              "def get_inputs():\n    return [torch.zeros(N // M + cols), torch.zeros(D // M)]\n"
+              "def get_init_inputs():\n    return []\n")
+    # D is computed from another constant: it follows N rather than being a size of its own.
+    assert outline(source).sizes == {"N": 1 << 26, "M": 1 << 26, "K": 4104, "rows": 8192, "cols": 512}
+    module = load_module(source, "spec_sizes_computed", {"N": 256, "M": 128, "cols": 8})
+    assert [tuple(t.shape) for t in module.get_inputs()] == [(10,), (1,)]

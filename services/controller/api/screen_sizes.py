@@ -46,7 +46,7 @@ def _inputs_and_state(model: Any, inputs: Any) -> int:
 
 
 def footprint(source: str, path: str, sizes: dict[str, int]) -> int | None:
-    """Elements of the spec's inputs and model state at ``sizes``, with fake tensors, scaled
+    """Elements of the spec's inputs, model state and outputs at ``sizes``, with fake tensors, scaled
     up where its forward does more than ``FLOP_BUDGET`` allows per ``BUDGET`` elements; None
     when the spec cannot be built that way (it reads data on the host, say)."""
     from torch._subclasses.fake_tensor import FakeTensorMode
@@ -63,7 +63,9 @@ def footprint(source: str, path: str, sizes: dict[str, int]) -> int | None:
             try:
                 counter = FlopCounterMode(display=False)
                 with counter, torch.no_grad():
-                    model.eval()(*inputs)
+                    # Outputs count too: an outer product of two vectors is small inputs and
+                    # a large result.
+                    elements += _elements(model.eval()(*inputs))
                 flops = counter.get_total_flops()
             except Exception:  # noqa: BLE001 - a forward fake tensors cannot run: elements decide
                 pass

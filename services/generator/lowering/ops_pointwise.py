@@ -174,7 +174,14 @@ def bitwise_not(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any])
     shape, dtype = out_meta(node)
     if dtype == "bool":
         return elementwise(shape, dtype, [args[0]], dtype, _fmt("({0} == 0)"))
+    if dtype in _UNSIGNED_BITS:
+        # Triton writes ~x as x ^ -1, which an unsigned type cannot hold (the interpreter
+        # refuses it): xor with the type's all-ones value instead, the same bits.
+        return _unary(shape, dtype, args[0], _fmt(f"({{0}} ^ {(1 << _UNSIGNED_BITS[dtype]) - 1})"))
     return _unary(shape, dtype, args[0], _fmt("(~{0})"))
+
+
+_UNSIGNED_BITS = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
 
 
 ARITH = {

@@ -62,3 +62,20 @@ def test_small_specs_and_specs_with_their_own_screening_sizes_keep_theirs() -> N
     assert specprobe.probe(small, {}, timeout_s=60).screening_sizes == {}
     softmax = (REPO_ROOT / "examples" / "softmax.py").read_text()   # declares cpu_shapes
     assert specprobe.probe(softmax, {}, timeout_s=60).screening_sizes == {}
+
+
+@needs_bwrap
+def test_computed_sizes_shrink_and_large_outputs_count() -> None:
+    # Small inputs, a 2^27-element result: the output decides the screening sizes.
+    outer = HEAD + ("M = 16384\nN = 4096 * 2\nclass Model(nn.Module):\n"
+                    "    def forward(self, u, v):\n        return torch.outer(u, v)\n"
+                    "def get_inputs():\n    return [torch.randn(M), torch.randn(N)]\n"
+                    "def get_init_inputs():\n    return []\n")
+    sizes = specprobe.probe(outer, {}, timeout_s=60).screening_sizes
+    assert set(sizes) == {"M", "N"} and sizes["M"] * sizes["N"] <= BUDGET
+    vector = HEAD + ("size = 64 * 1024 * 1024\nclass Model(nn.Module):\n"
+                     "    def forward(self, x):\n        return torch.rsqrt(x)\n"
+                     "def get_inputs():\n    return [torch.rand(size) + 0.01]\n"
+                     "def get_init_inputs():\n    return []\n")
+    sizes = specprobe.probe(vector, {}, timeout_s=60).screening_sizes
+    assert 0 < 2 * sizes["size"] <= BUDGET

@@ -86,3 +86,8 @@ def test_fmod_is_exact_where_the_quotient_rounds_across_an_integer() -> None:
     inputs = ("(lambda b, n: [torch.nextafter(b * n, b * n * 2), b])"
               "(torch.rand(8, 64) * 3 + 0.5, torch.randint(-40, 40, (8, 64)).float())")
     check(_spec("torch.fmod(a, b)", "a, b", f"*{inputs}"), atol=1e-6, rtol=1e-6)
+
+
+def test_bitwise_ops_on_unsigned_bytes() -> None:
+    check(_spec("(~a) ^ (b & 0x0F)", "a, b",
+                "torch.randint(0, 256, (6, 33), dtype=torch.uint8), torch.randint(0, 256, (6, 33), dtype=torch.uint8)"))
