@@ -69,6 +69,14 @@ def int_constant(node: ast.AST) -> int | None:
     return None
 
 
+def tuple_ints(node: ast.AST) -> list[int] | None:
+    """The integers of a tuple or list of integer constants (``(3, 224, 224)``); None otherwise."""
+    if not isinstance(node, (ast.Tuple, ast.List)) or not node.elts or len(node.elts) > 8:
+        return None
+    values = [int_constant(e) for e in node.elts]
+    return None if any(v is None for v in values) else values  # type: ignore[return-value]
+
+
 def parse(source: str, filename: str = "<spec>") -> ast.Module:
     """The spec's syntax tree; SpecError naming the line of a syntax error."""
     try:
@@ -117,6 +125,9 @@ def outline(source: str | ast.Module, filename: str = "<spec>") -> SpecOutline:
                 continue
             if folded is not None:
                 out.sizes[name] = folded
+            elif tuple_ints(node.value) is not None:
+                # input_shape = (3, 224, 224): each element is a size of its own, "input_shape[1]".
+                out.sizes.update({f"{name}[{i}]": v for i, v in enumerate(tuple_ints(node.value) or [])})
             elif name in ("atol", "rtol") and isinstance(value, float):
                 setattr(out, name, value)
             elif name == "cpu_shapes" and isinstance(value, dict):
@@ -155,6 +166,13 @@ class _SizeRewriter(ast.NodeTransformer):
                     and stmt.targets[0].id in self.sizes):
                 stmt.value = ast.copy_location(ast.Constant(self.sizes[stmt.targets[0].id]), stmt.value)
                 self.applied.add(stmt.targets[0].id)
+            elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and isinstance(stmt.value, (ast.Tuple, ast.List)) and tuple_ints(stmt.value) is not None):
+                name = stmt.targets[0].id
+                for i, element in enumerate(stmt.value.elts):
+                    if f"{name}[{i}]" in self.sizes:
+                        stmt.value.elts[i] = ast.copy_location(ast.Constant(self.sizes[f"{name}[{i}]"]), element)
+                        self.applied.add(f"{name}[{i}]")
             body.append(stmt)
         node.body = body
         return node

@@ -25,7 +25,8 @@ def get_init_inputs():
 
 
 def test_chained_and_unpacked_integer_constants_are_sizes() -> None:
-    assert outline(SPEC).sizes == {"batch": 4, "height": 128, "width": 128, "rows": 32, "cols": 48}
+    assert outline(SPEC).sizes == {"batch": 4, "height": 128, "width": 128, "rows": 32, "cols": 48,
+                                   "shape[0]": 3, "shape[1]": 64}
 
 
 def test_each_name_of_a_chained_or_unpacked_assignment_takes_its_own_override() -> None:
@@ -48,3 +49,17 @@ def test_constants_computed_from_literals_are_sizes_and_take_overrides() -> None
     assert outline(source).sizes == {"N": 1 << 26, "M": 1 << 26, "K": 4104, "rows": 8192, "cols": 512}
     module = load_module(source, "spec_sizes_computed", {"N": 256, "M": 128, "cols": 8})
     assert [tuple(t.shape) for t in module.get_inputs()] == [(10,), (1,)]
+
+
+def test_elements_of_integer_tuples_are_sizes_of_their_own() -> None:
+    source = ("import torch\nbatch = 64\ninput_shape = (3, 224, 224)\nkernel = [3, 5]\nname = ('a', 1)\n"
+              "class Model:\n    pass\n"
+              "def get_inputs():\n    return [torch.zeros(batch, *input_shape)]\n"
+              "def get_init_inputs():\n    return [input_shape[0]]\n")
+    sizes = outline(source).sizes
+    assert sizes == {"batch": 64, "input_shape[0]": 3, "input_shape[1]": 224, "input_shape[2]": 224,
+                     "kernel[0]": 3, "kernel[1]": 5}
+    module = load_module(source, "spec_sizes_tuple", {"batch": 2, "input_shape[1]": 16, "input_shape[2]": 8})
+    assert tuple(module.get_inputs()[0].shape) == (2, 3, 16, 8) and module.get_init_inputs() == [3]
+    with pytest.raises(SpecError, match=r"input_shape\[3\]"):
+        load_module(source, "spec_sizes_tuple_bad", {"input_shape[3]": 2})

@@ -116,6 +116,26 @@ def derive(source: str, path: str, sizes: dict[str, int], time_left: Callable[[]
             break
         if runs(source, path, shrunk):
             return shrunk
+    return _loosen(source, path, big, tried[-1][0], time_left) if tried else {}
+
+
+def _loosen(source: str, path: str, big: dict[str, int], smallest: dict[str, int],
+            time_left: Callable[[], float]) -> dict[str, int]:
+    """Sizes for a spec that no common factor fits: one size must stay a multiple of something
+    the spec does not say at module level (GroupNorm(32, channels) with channels = 320 takes
+    320 and 160, not 80). From the smallest sizes, each size in turn (largest first) takes the
+    smallest of its own halvings with which the spec runs; a size that no halving of its own
+    fixes stays as written and the next one is tried with it."""
+    current = dict(smallest)
+    for name in sorted(big, key=lambda n: -big[n]):
+        options = sorted({max(min(big[name], FLOOR), big[name] >> step) for step in range(MAX_STEPS + 1)})
+        for value in (v for v in options if v > current[name]):
+            if time_left() <= 0:
+                return {}
+            trial = {**current, name: value}
+            if runs(source, path, trial):
+                return trial
+        current[name] = big[name]
     return {}
 
 

@@ -52,10 +52,14 @@ def _kv_atan(x):
     "_kv_atan2": '''
 @triton.jit
 def _kv_atan2(y, x):
+    # Signed zeros decide the quadrant as in torch: atan2(-0.0, -1) = -pi, atan2(0, -0.0) = pi.
+    neg_y = (y < 0) | ((y == 0) & ((1.0 / y) < 0))
+    neg_x = (x < 0) | ((x == 0) & ((1.0 / x) < 0))
     base = _kv_atan(y / x)
     pi = 3.141592653589793
-    r = tl.where(x > 0, base, tl.where(x < 0, tl.where(y >= 0, base + pi, base - pi),
-                                        tl.where(y > 0, pi / 2, tl.where(y < 0, -pi / 2, 0.0 * y))))
+    on_axis = tl.where(y != 0, tl.where(neg_y, -pi / 2, pi / 2),
+                       tl.where(neg_x, tl.where(neg_y, -pi, pi), 0.0 * y))
+    r = tl.where(x == 0, on_axis, tl.where(x > 0, base, tl.where(neg_y, base - pi, base + pi)))
     return r
 ''',
     "_kv_pow": '''

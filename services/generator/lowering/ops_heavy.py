@@ -18,10 +18,10 @@ import sympy
 
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
-from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Unsupported, Value, and_masks
+from services.generator.lowering.ir import Buffer, KernelWriter, Lazy, Stored, Unsupported, Value, and_masks, compute_dtype
 from services.generator.lowering.kernels import Kernel, LaunchShape, kernel_args, pow2, tl_type
 from services.generator.lowering.ops_pointwise import out_meta, scalar_code
-from services.generator.lowering.rows import same_index
+from services.generator.lowering.rows import ReductionValue, same_index
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
 
@@ -198,12 +198,36 @@ def mm(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value
 
         def bi(z: Expr, kk: Expr, j: Expr) -> list[Expr]:
             return [kk, j]
+    if not addmm and (m == 1 or n == 1):
+        return _as_reduction(b, tuple(shape), dtype, x, y, (batch, m, kdim, n), len(x.shape) == 3, ai, bi)
     epilogue = None
     if addmm:
         beta = kwargs.get("beta", 1)
         alpha = kwargs.get("alpha", 1)
         epilogue = _addmm_epilogue(bias, beta, alpha, (m, n))
     return ProductValue(b, tuple(shape), dtype, x, y, batch, m, n, kdim, ai, bi, epilogue)
+
+
+def _as_reduction(b: Builder, shape: tuple[int, ...], dtype: str, x: Value, y: Value,
+                  sizes: tuple[int, int, int, int], batched: bool,
+                  ai: Callable[[Expr, Expr, Expr], list[Expr]],
+                  bi: Callable[[Expr, Expr, Expr], list[Expr]]) -> Value:
+    """A product with one output row or column (matrix-vector, batched dot products): a sum
+    over k of x * y, read as a reduction. A tensor-core tile would be 1/16 used and, batched,
+    one program per dot product; a reduction streams the operands at memory speed and fuses
+    with what reads it."""
+    batch, m, kdim, n = sizes
+    work = compute_dtype(dtype)
+
+    def fn(k: KernelWriter, ix: Sequence[Expr], mask: str | None) -> str:
+        z, i, kk, j = ix if batched else (sympy.Integer(0), *ix)
+        left = k.cast(x.load(k, ai(z, i, kk), mask), work)
+        right = k.cast(y.load(k, bi(z, kk, j), mask), work)
+        return k.var(f"({left} * {right})", work)
+
+    src_shape = (batch, m, kdim, n) if batched else (m, kdim, n)
+    src = Lazy(src_shape, work, fn, 1 + x.cost + y.cost)
+    return ReductionValue(b, src, [len(src_shape) - 2], "sum", shape, dtype)
 
 
 class ProductValue(Value):

@@ -7,7 +7,7 @@ import pytest
 from kevolve.config import REPO_ROOT
 from kevolve.exec import sandbox
 from services.controller.api import specprobe
-from services.controller.api.screen_sizes import BUDGET, FLOOR
+from services.controller.api.screen_sizes import BUDGET, FLOOR, LIMIT
 
 needs_bwrap = pytest.mark.skipif(sandbox.bwrap_status()[0] is None, reason="bubblewrap cannot run here")
 HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
@@ -79,3 +79,20 @@ def test_computed_sizes_shrink_and_large_outputs_count() -> None:
                      "def get_init_inputs():\n    return []\n")
     sizes = specprobe.probe(vector, {}, timeout_s=60).screening_sizes
     assert 0 < 2 * sizes["size"] <= BUDGET
+
+
+@needs_bwrap
+def test_tuple_shapes_shrink_and_a_size_tied_to_a_group_count_keeps_a_multiple() -> None:
+    # GroupNorm(32, 320): 320 and 160 divide into 32 groups, 80 does not; the image is a tuple.
+    source = HEAD + ("batch = 16\nchannels = 320\nimage = (64, 64)\nclass Model(nn.Module):\n"
+                     "    def __init__(self):\n        super().__init__()\n"
+                     "        self.norm = nn.GroupNorm(32, channels)\n"
+                     "    def forward(self, h):\n        return self.norm(h)\n"
+                     "def get_inputs():\n    return [torch.randn(batch, channels, *image)]\n"
+                     "def get_init_inputs():\n    return []\n")
+    sizes = specprobe.probe(source, {}, timeout_s=60).screening_sizes
+    assert sizes["channels"] % 32 == 0 and sizes["channels"] < 320
+    assert sizes["image[0]"] < 64 and sizes["image[1]"] < 64
+    # Everything else at its smallest: the loosened size may take the spec past the budget,
+    # never past what is run here.
+    assert sizes["batch"] * sizes["channels"] * sizes["image[0]"] * sizes["image[1]"] * 2 <= LIMIT

@@ -91,3 +91,9 @@ def test_fmod_is_exact_where_the_quotient_rounds_across_an_integer() -> None:
 def test_bitwise_ops_on_unsigned_bytes() -> None:
     check(_spec("(~a) ^ (b & 0x0F)", "a, b",
                 "torch.randint(0, 256, (6, 33), dtype=torch.uint8), torch.randint(0, 256, (6, 33), dtype=torch.uint8)"))
+
+
+def test_atan2_follows_signed_zeros() -> None:
+    inputs = ("torch.tensor([[0.0, -0.0, 0.0, -0.0, 1.0, -1.0, -2.0, 3.0]]).repeat(4, 1), "
+              "torch.tensor([[-1.0, -1.0, -0.0, 0.0, -0.0, 0.0, 0.5, -4.0]]).repeat(4, 1)")
+    check(_spec("torch.atan2(y, x)", "y, x", inputs), atol=1e-6, rtol=1e-6)
