@@ -69,12 +69,16 @@ def int_constant(node: ast.AST) -> int | None:
     return None
 
 
-def tuple_ints(node: ast.AST) -> list[int] | None:
-    """The integers of a tuple or list of integer constants (``(3, 224, 224)``); None otherwise."""
-    if not isinstance(node, (ast.Tuple, ast.List)) or not node.elts or len(node.elts) > 8:
+def tuple_ints(node: ast.AST) -> dict[int, int] | None:
+    """``{position: integer}`` of a tuple or list of constants (``(3, 224, 224)``, a layer list
+    ``[64, 64, "M", 128]``: its integers only); None for anything else."""
+    if not isinstance(node, (ast.Tuple, ast.List)) or not node.elts or len(node.elts) > 32:
         return None
-    values = [int_constant(e) for e in node.elts]
-    return None if any(v is None for v in values) else values  # type: ignore[return-value]
+    if not all(isinstance(e, ast.Constant) or int_constant(e) is not None for e in node.elts):
+        return None
+    found = {i: int_constant(e) for i, e in enumerate(node.elts)}
+    ints = {i: v for i, v in found.items() if v is not None}
+    return ints or None
 
 
 def parse(source: str, filename: str = "<spec>") -> ast.Module:
@@ -126,8 +130,8 @@ def outline(source: str | ast.Module, filename: str = "<spec>") -> SpecOutline:
             if folded is not None:
                 out.sizes[name] = folded
             elif tuple_ints(node.value) is not None:
-                # input_shape = (3, 224, 224): each element is a size of its own, "input_shape[1]".
-                out.sizes.update({f"{name}[{i}]": v for i, v in enumerate(tuple_ints(node.value) or [])})
+                # input_shape = (3, 224, 224): each integer is a size of its own, "input_shape[1]".
+                out.sizes.update({f"{name}[{i}]": v for i, v in (tuple_ints(node.value) or {}).items()})
             elif name in ("atol", "rtol") and isinstance(value, float):
                 setattr(out, name, value)
             elif name == "cpu_shapes" and isinstance(value, dict):

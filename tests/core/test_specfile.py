@@ -52,13 +52,13 @@ def test_constants_computed_from_literals_are_sizes_and_take_overrides() -> None
 
 
 def test_elements_of_integer_tuples_are_sizes_of_their_own() -> None:
-    source = ("import torch\nbatch = 64\ninput_shape = (3, 224, 224)\nkernel = [3, 5]\nname = ('a', 1)\n"
+    source = ("import torch\nbatch = 64\ninput_shape = (3, 224, 224)\nkernel = [3, 5]\nname = ('a', 1)\nlayers = [h for h in (4, 8)]\n"
               "class Model:\n    pass\n"
               "def get_inputs():\n    return [torch.zeros(batch, *input_shape)]\n"
               "def get_init_inputs():\n    return [input_shape[0]]\n")
     sizes = outline(source).sizes
     assert sizes == {"batch": 64, "input_shape[0]": 3, "input_shape[1]": 224, "input_shape[2]": 224,
-                     "kernel[0]": 3, "kernel[1]": 5}
+                     "kernel[0]": 3, "kernel[1]": 5, "name[1]": 1}
     module = load_module(source, "spec_sizes_tuple", {"batch": 2, "input_shape[1]": 16, "input_shape[2]": 8})
     assert tuple(module.get_inputs()[0].shape) == (2, 3, 16, 8) and module.get_init_inputs() == [3]
     with pytest.raises(SpecError, match=r"input_shape\[3\]"):

@@ -15,6 +15,7 @@ small for its convolutions) gives way to the next larger sizes.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -51,6 +52,9 @@ def footprint(source: str, path: str, sizes: dict[str, int]) -> int | None:
     when the spec cannot be built that way (it reads data on the host, say)."""
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.utils.flop_counter import FlopCounterMode
+
+    # Sizes that break the spec are expected here; fake tensors log each such failure.
+    logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
 
     try:
         module = load_module(source, "kevolve_spec_sizes", sizes or None, filename=path)
@@ -125,18 +129,34 @@ def _loosen(source: str, path: str, big: dict[str, int], smallest: dict[str, int
     the spec does not say at module level (GroupNorm(32, channels) with channels = 320 takes
     320 and 160, not 80). From the smallest sizes, each size in turn (largest first) takes the
     smallest of its own halvings with which the spec runs; a size that no halving of its own
-    fixes stays as written and the next one is tried with it."""
+    fixes stays as written and the next one is tried with it. The sizes kept as written on
+    the way are then shrunk again, each as far as the spec still runs."""
     current = dict(smallest)
+
+    def options(name: str) -> list[int]:
+        return sorted({max(min(big[name], FLOOR), big[name] >> step) for step in range(MAX_STEPS + 1)})
+
     for name in sorted(big, key=lambda n: -big[n]):
-        options = sorted({max(min(big[name], FLOOR), big[name] >> step) for step in range(MAX_STEPS + 1)})
-        for value in (v for v in options if v > current[name]):
+        for value in (v for v in options(name) if v > current[name]):
             if time_left() <= 0:
                 return {}
-            trial = {**current, name: value}
-            if runs(source, path, trial):
-                return trial
+            if runs(source, path, {**current, name: value}):
+                current[name] = value
+                return _tighten(source, path, current, smallest, options, time_left)
         current[name] = big[name]
     return {}
+
+
+def _tighten(source: str, path: str, sizes: dict[str, int], smallest: dict[str, int],
+             options: Callable[[str], list[int]], time_left: Callable[[], float]) -> dict[str, int]:
+    for name in [n for n in sizes if sizes[n] > smallest[n]]:
+        for value in (v for v in options(name) if v < sizes[name]):
+            if time_left() <= 0:
+                return sizes
+            if runs(source, path, {**sizes, name: value}):
+                sizes = {**sizes, name: value}
+                break
+    return sizes
 
 
 def deadline(seconds: float) -> Callable[[], float]:
