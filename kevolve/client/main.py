@@ -209,17 +209,28 @@ def candidates(job_id: str, target: Target = None, run_dir: RunDir = DEFAULT_RUN
         nodes = _client(target, run_dir).candidates(job_id)
     except ClientError as exc:
         raise _fail(exc) from exc
-    table = Table("node", "parent", "gen", "verdict", "fitness", "decided by", "reason")
+    # Node ids are the job id plus a suffix: the suffix alone tells nodes apart (and is what
+    # `kevolve node JOB NODE` takes), and it is never wrapped.
+    table = Table(caption=f"node ids are {job_id}-<node>")
+    for column in ("node", "parent"):
+        table.add_column(column, no_wrap=True)
+    for column in ("gen", "verdict", "fitness", "decided by", "reason"):
+        table.add_column(column)
     for c in nodes:
-        table.add_row(c.node_id, c.parent_id or "-", str(c.generation), common_pb2.Verdict.Name(c.verdict),
-                      f"{c.fitness:.3f}", c.decided_by, c.reason[:60])
+        table.add_row(_node_suffix(c.node_id, job_id), _node_suffix(c.parent_id, job_id) or "-", str(c.generation),
+                      common_pb2.Verdict.Name(c.verdict), f"{c.fitness:.3f}", c.decided_by, c.reason[:60])
     console.print(table)
+
+
+def _node_suffix(node_id: str, job_id: str) -> str:
+    return node_id[len(job_id) + 1:] if node_id.startswith(f"{job_id}-") else node_id
 
 
 @app.command()
 def node(job_id: str, node_id: str,
          prompt: Annotated[bool, typer.Option("--prompt", help="print the prompt that produced it")] = False,
-         code: Annotated[bool, typer.Option("--code", help="print its source")] = False,
+         code: Annotated[bool, typer.Option("--code", help="print its source (alone, unwrapped: redirect it to a "
+                                                           "file to keep the kernel)")] = False,
          target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
     """Why a kernel was written and how it fared: diagnosis docs, usage, verdict, profile, prompt."""
     client = _client(target, run_dir)
@@ -228,6 +239,12 @@ def node(job_id: str, node_id: str,
         if not found:
             raise ClientError(f"job {job_id} has no node {node_id!r}")
         c = found[0]
+        if code and not prompt:
+            # The source alone, byte for byte: `kevolve node JOB NODE --code > kernel.py` parses.
+            if not c.code_key:
+                raise ClientError(f"node {c.node_id} has no code ({common_pb2.Verdict.Name(c.verdict)})")
+            sys.stdout.write(client.artifact(job_id, c.code_key).decode("utf-8", "replace"))
+            return
         table = Table(show_header=False, box=None)
         rows = [
             ("node", c.node_id), ("parent", c.parent_id or "(from the spec)"), ("generation", str(c.generation)),
@@ -244,12 +261,13 @@ def node(job_id: str, node_id: str,
         for key, value in rows:
             table.add_row(f"[bold]{key}[/]", value)
         console.print(table)
+        # Prompt and code are written as they are, never re-wrapped to the terminal's width.
         if prompt and c.prompt_key:
             console.rule("prompt")
-            console.print(client.artifact(job_id, c.prompt_key).decode("utf-8", "replace"), markup=False)
+            sys.stdout.write(client.artifact(job_id, c.prompt_key).decode("utf-8", "replace") + "\n")
         if code and c.code_key:
             console.rule("code")
-            console.print(client.artifact(job_id, c.code_key).decode("utf-8", "replace"), markup=False)
+            sys.stdout.write(client.artifact(job_id, c.code_key).decode("utf-8", "replace") + "\n")
     except ClientError as exc:
         raise _fail(exc) from exc
 

@@ -132,6 +132,21 @@ def test_spec_over_grpc_comes_back_as_a_verified_kernel(system: LocalSystem, tmp
     assert "retrieved docs" in shown and "PASSED" in shown
     assert any(doc in shown for doc in best.candidate.retrieved_docs)  # the KB sections it was prompted with
     assert "ModelNew" in shown                                         # the prompt asks for a ModelNew
+    # Piped at 80 columns, the source comes out as stored: a saved kernel parses.
+    piped = subprocess.run([sys.executable, "-m", "kevolve.client.main", "node", job.job_id,
+                            best.candidate.node_id, "--code", "--target", system.grpc_target],
+                           env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "COLUMNS": "80"},
+                           capture_output=True, text=True, timeout=60).stdout
+    assert piped == best.code
+    compile(piped, "kernel.py", "exec")
+    # At 80 columns every node still reads whole and apart from the others.
+    listed = subprocess.run([sys.executable, "-m", "kevolve.client.main", "candidates", job.job_id,
+                             "--target", system.grpc_target],
+                            env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "COLUMNS": "80"},
+                            capture_output=True, text=True, timeout=60).stdout
+    suffixes = [n.node_id[len(job.job_id) + 1:] for n in client.candidates(job.job_id)]
+    rows = [line.split("│")[1].strip() for line in listed.splitlines() if line.count("│") > 2]
+    assert sorted(r for r in rows if r and r != "node") == sorted(suffixes), listed
 
 
 def test_a_spec_at_gpu_sizes_without_screening_sizes_is_screened_at_derived_ones(system: LocalSystem) -> None:
