@@ -37,6 +37,20 @@ POLICIES = {"greedy": job_pb2.GREEDY, "mcts": job_pb2.MCTS, "evolutionary": job_
             "random": job_pb2.RANDOM}
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        import kevolve
+
+        typer.echo(f"kevolve {kevolve.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                                help="print kevolve's version and exit")] = False) -> None:
+    """kevolve: search Triton kernels that are proven correct and faster than torch.compile."""
+
+
 def _client(target: str | None, run_dir: Path) -> JobClient:
     try:
         return JobClient(resolve_target(target, run_dir))

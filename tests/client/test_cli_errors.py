@@ -77,3 +77,12 @@ def test_the_submit_deadline_outlasts_the_probe_the_controller_runs_by_default()
     defaults = ControllerSettings()
     assert defaults.spec_probe_timeout_s + defaults.spec_probe_queue_s + PROBE_REPLY_MARGIN_S \
         <= defaults.max_deadline_s < SUBMIT_TIMEOUT_S
+
+
+def test_version_is_printed_and_commands_still_run_after_the_callback() -> None:
+    import kevolve as package
+
+    done = kevolve("--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"kevolve {package.__version__}"
+    # The top-level callback takes no command's place: commands still parse their options.
+    assert kevolve("status", "--help").returncode == 0
