@@ -52,7 +52,7 @@ class ControllerSettings(BaseSettings):
     # Unary calls never run longer than this, whatever deadline the client sent (or none).
     max_deadline_s: float = Field(120.0, gt=0, le=3600)
     # A spec's import, Model(*get_init_inputs()) and get_inputs() must finish within this.
-    spec_probe_timeout_s: float = Field(30.0, gt=0, le=600)
+    spec_probe_timeout_s: float = Field(60.0, gt=0, le=600)
     spec_probe_workers: int = Field(4, ge=2, le=256, description="spec probes running at once, all tenants")
     spec_probes_per_tenant: int = Field(2, ge=1, le=255, description="spec probes of one tenant running at once")
     spec_probe_queue_s: float = Field(30.0, ge=0, le=600,

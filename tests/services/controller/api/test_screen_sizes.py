@@ -96,3 +96,26 @@ def test_tuple_shapes_shrink_and_a_size_tied_to_a_group_count_keeps_a_multiple()
     # Everything else at its smallest: the loosened size may take the spec past the budget,
     # never past what is run here.
     assert sizes["batch"] * sizes["channels"] * sizes["image[0]"] * sizes["image[1]"] * 2 <= LIMIT
+
+
+@needs_bwrap
+def test_a_network_whose_layer_widths_are_literals_still_shrinks_what_its_constants_set() -> None:
+    # The classifier's 8192 x 2048 weights are written as literals and its input width is
+    # tied to the image size: inputs + state never fit the budget, so the batch and the
+    # widths the constants set go below the usual floor; the image keeps its size.
+    source = HEAD + ("batch_size = 64\nimage = 32\nwidths = [64, 128, 512]\nnum_classes = 100\n"
+                     "class Model(nn.Module):\n"
+                     "    def __init__(self, num_classes):\n        super().__init__()\n"
+                     "        layers, c = [], 3\n"
+                     "        for w in widths:\n"
+                     "            layers += [nn.Conv2d(c, w, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]\n"
+                     "            c = w\n"
+                     "        self.features = nn.Sequential(*layers)\n"
+                     "        self.classifier = nn.Sequential(nn.Linear(512 * 4 * 4, 2048), nn.ReLU(),\n"
+                     "                                        nn.Linear(2048, num_classes))\n"
+                     "    def forward(self, x):\n        return self.classifier(self.features(x).flatten(1))\n"
+                     "def get_inputs():\n    return [torch.randn(batch_size, 3, image, image)]\n"
+                     "def get_init_inputs():\n    return [num_classes]\n")
+    sizes = specprobe.probe(source, {}, timeout_s=60).screening_sizes
+    assert sizes["image"] == 32 and sizes["widths[2]"] == 512
+    assert sizes["batch_size"] < FLOOR and sizes["widths[0]"] < 64 and sizes["num_classes"] < 100
