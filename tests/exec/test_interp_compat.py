@@ -54,3 +54,31 @@ def test_float32_to_bfloat16_rounds_to_nearest_even_as_the_gpu_does() -> None:
     round_trip[(1,)](x, out, n=4096)
     want = x.bfloat16().float()
     assert torch.equal(out[1:], want[1:]) and out[0].isnan()
+
+
+@triton.jit
+def _wrapping_products(x, out, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    v = tl.load(x + i)
+    tl.store(out + i, v * 65536 + 7)
+
+
+def test_int32_arithmetic_wraps_as_on_the_gpu_without_overflow_checks() -> None:
+    """The interpreter checked every 32-bit integer add, sub and mul for overflow, four
+    interpreted operations more for each (most of a convolution's interpreted time); a GPU
+    build does that only in debug mode and wraps."""
+    import os
+
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        import pytest
+
+        pytest.skip("runs under the interpreter")
+    interp_compat.apply()
+    from triton.runtime import interpreter
+
+    assert interpreter.interpreter_builder.options.sanitize_overflow is False
+    x = torch.tensor([1, 40000, -40000, 3], dtype=torch.int32)
+    out = torch.empty(4, dtype=torch.int32)
+    _wrapping_products[(1,)](x, out, BLOCK=4)
+    want = ((x.to(torch.int64) * 65536 + 7 + 2**31) % 2**32 - 2**31).to(torch.int32)
+    assert out.tolist() == want.tolist()
