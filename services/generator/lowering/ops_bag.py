@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from services.generator.lowering.indexing import Expr, range_symbol
-from services.generator.lowering.ir import KernelWriter, Lazy, Stored, Unsupported, Value, compute_dtype
-from services.generator.lowering.kernels import Kernel, LaunchShape, kernel_args, pow2
+from services.generator.lowering.ir import Buffer, KernelWriter, Lazy, Stored, Unsupported, Value, compute_dtype
+from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2
 from services.generator.lowering.ops_index import binary_search
 from services.generator.lowering.ops_pointwise import constant
 from services.generator.lowering.registry import Builder, lowers
@@ -58,54 +59,24 @@ def embedding_bag(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any
     size_buf = b.new_buffer(tuple(metas[2].shape), metas[2].dtype, "bag_size") if mode != "sum" else None  # type: ignore[union-attr]
     max_buf = b.new_buffer(tuple(metas[3].shape), metas[3].dtype, "bag_max_at") if mode == "max" else None  # type: ignore[union-attr]
 
-    k = KernelWriter(b.kernel_name("embedding_bag"))
-    block = k.constexpr("BLOCK_D")
-    k.line("bag = tl.program_id(0)")
-    k.line(f"cols = tl.program_id(1) * {block} + tl.arange(0, {block})")
-    k.line(f"cmask = cols < {dim}")
-    col = range_symbol(f"d_{k.name}", dim)
-    k.names[col] = "cols"
-    k.line(f"start = tl.load({k.pointer(offsets_buf)} + bag).to(tl.int32)")
-    if include_last:
-        k.line(f"end = tl.load({k.pointer(offsets_buf)} + bag + 1).to(tl.int32)")
-    else:  # the last bag runs to the end of the indices
-        k.line(f"end = tl.load({k.pointer(offsets_buf)} + tl.minimum(bag + 1, {n_offsets - 1}))"
-               f".to(tl.int32)")
-        k.line(f"end = tl.where(bag + 1 < {n_offsets}, end, {n_index})")
-    acc = compute_dtype(out_dtype)
-    k.line(f"acc = tl.zeros([{block}], tl.{acc})")
-    k.line(f"count = tl.zeros([{block}], tl.int32)")
-    if mode == "max":
-        k.line(f"best_at = tl.zeros([{block}], tl.int64)")
-    with k.block("for j in range(start, end):"):
-        # Read by every lane (one cached address): masks stay blocks, which the
-        # interpreter needs (a scalar mask combined with a block one is refused there).
-        k.line(f"row = tl.load({k.pointer(indices_buf)} + j + cols * 0)")
-        k.line(f"keep = row != {padding}")
-        k.dtypes["row"] = indices_buf.dtype
-        at = k.opaque("row")
-        v = k.cast(weight.load(k, [at, col], "(cmask & keep)"), acc)
-        if mode == "max":
-            # The first row of a bag is taken whatever it holds (NaN too), later ones when greater.
-            k.line(f"take = keep & ((count == 0) | ({v} > acc))")
-            k.line(f"acc = tl.where(take, {v}, acc)")
-            k.line("best_at = tl.where(take, row.to(tl.int64), best_at)")
-        elif weights_buf is not None:
-            k.line(f"acc += tl.where(keep, {v} * tl.load({k.pointer(weights_buf)} + j + cols * 0).to(tl.{acc}), 0)")
-        else:
-            k.line(f"acc += tl.where(keep, {v}, 0)")
-        k.line("count += keep.to(tl.int32)")
-    result = "tl.where(count > 0, acc / count.to(tl.%s), 0)" % acc if mode == "mean" else "acc"
-    k.line(f"tl.store({k.pointer(out)} + bag * {dim} + cols, {k.cast(k.var(result, acc), out_dtype)}, mask=cmask)")
-    if size_buf is not None:
-        k.line(f"tl.store({k.pointer(size_buf)} + bag + cols * 0, count.to(tl.int64), mask=cols == 0)")
-    if max_buf is not None:
-        k.line(f"tl.store({k.pointer(max_buf)} + bag * {dim} + cols, best_at, mask=cmask)")
+    name = b.kernel_name("embedding_bag")
+    parts = BagParts(weight, indices_buf, offsets_buf, weights_buf, out, size_buf, max_buf, mode, padding,
+                     include_last, bags, dim, n_index, n_offsets, compute_dtype(out_dtype))
+    k = _bag_writer(name, parts, batched=False)
+    batched = _bag_writer(name + "_i", parts, batched=True)
+    args = kernel_args(k)
+    own = ("tl.max(end - start)", "tl.arange(0, BLOCK_B)[:, None]", "tl.arange(0, BLOCK_D)[None, :]")
+    interpreter = batched if batched_form_ok(batched, args, own) else None
     gpu = min(256, pow2(dim))
     cpu = min(4096, pow2(dim))
+    cpu_meta = {"BLOCK_D": cpu}
+    cpu_grid = (bags, math.ceil(dim / cpu))
+    if interpreter is not None:
+        cpu_meta["BLOCK_B"] = max(1, min(pow2(bags), INTERPRETER_TILE // cpu))
+        cpu_grid = (math.ceil(bags / cpu_meta["BLOCK_B"]), math.ceil(dim / cpu))
     outputs = [buf for buf in (out, size_buf, max_buf) if buf is not None]
-    b.emit(Kernel(k, kernel_args(k), LaunchShape((bags, math.ceil(dim / gpu)), {"BLOCK_D": gpu}, 4 if gpu >= 128 else 2),
-                  LaunchShape((bags, math.ceil(dim / cpu)), {"BLOCK_D": cpu}, 1), outputs))
+    b.emit(Kernel(k, args, LaunchShape((bags, math.ceil(dim / gpu)), {"BLOCK_D": gpu}, 4 if gpu >= 128 else 2),
+                  LaunchShape(cpu_grid, cpu_meta, 1), outputs, interpreter=interpreter))
 
     offset2bag = _offset2bag(Stored(offsets_buf), n_index, bags, tuple(metas[1].shape), metas[1].dtype)  # type: ignore[union-attr]
     zeros_size = constant(tuple(metas[2].shape), metas[2].dtype, 0)  # type: ignore[union-attr]
@@ -136,3 +107,100 @@ def _offset2bag(offsets: Stored, n_index: int, bags: int, shape: tuple[int, ...]
 
     return Lazy(shape, dtype, fn, 2 * max(1, bags.bit_length()))
 
+
+
+# Elements of one tile of the interpreter's form: several bags per program (each interpreted
+# program costs a fixed overhead per operation; a batch of 1024 bags was 1024 programs).
+INTERPRETER_TILE = 1 << 14
+
+
+@dataclass(frozen=True)
+class BagParts:
+    weight: Value
+    indices: Buffer
+    offsets: Buffer
+    weights: Buffer | None
+    out: Buffer
+    size: Buffer | None
+    max_at: Buffer | None
+    mode: str
+    padding: int
+    include_last: bool
+    bags: int
+    dim: int
+    n_index: int
+    n_offsets: int
+    acc: str
+
+
+def _bag_writer(name: str, p: BagParts, batched: bool) -> KernelWriter:
+    """The bag kernel's source: one bag per program (a block of its columns), or (``batched``)
+    ``BLOCK_B`` bags per program, each lane of a [bags, columns] tile walking its own bag."""
+    k = KernelWriter(name)
+    block = k.constexpr("BLOCK_D")
+    offsets = k.pointer(p.offsets)
+    if batched:
+        bb = k.constexpr("BLOCK_B")
+        k.line(f"bag = tl.program_id(0) * {bb} + tl.arange(0, {bb})[:, None]")
+        k.line(f"cols = tl.program_id(1) * {block} + tl.arange(0, {block})[None, :]")
+        k.line(f"bmask = bag < {p.bags}")
+        lanes, first = f"[{bb}, {block}]", "bmask"
+    else:
+        k.line("bag = tl.program_id(0)")
+        k.line(f"cols = tl.program_id(1) * {block} + tl.arange(0, {block})")
+        lanes, first = f"[{block}]", None
+    k.line(f"cmask = cols < {p.dim}")
+    col = range_symbol(f"d_{k.name}", p.dim)
+    k.names[col] = "cols"
+    bag_mask = f", mask=bmask, other=0" if batched else ""
+    k.line(f"start = tl.load({offsets} + bag{bag_mask}).to(tl.int32)")
+    if p.include_last:
+        k.line(f"end = tl.load({offsets} + bag + 1{bag_mask}).to(tl.int32)")
+    else:  # the last bag runs to the end of the indices
+        k.line(f"end = tl.load({offsets} + tl.minimum(bag + 1, {p.n_offsets - 1}){bag_mask}).to(tl.int32)")
+        k.line(f"end = tl.where(bag + 1 < {p.n_offsets}, end, {p.n_index})")
+    k.line(f"acc = tl.zeros({lanes}, tl.{p.acc})")
+    k.line(f"count = tl.zeros({lanes}, tl.int32)")
+    if p.mode == "max":
+        k.line(f"best_at = tl.zeros({lanes}, tl.int64)")
+    if batched:
+        # Lanes past the last bag walk nothing; the loop runs to the longest bag's end.
+        k.line("end = tl.where(bmask, end, start)")
+        loop, position = "for j in range(0, tl.max(end - start)):", "start + j"
+    else:
+        loop, position = "for j in range(start, end):", "j"
+    with k.block(loop):
+        if batched:
+            k.line(f"pos = {position}")
+            k.line("live = pos < end")
+            k.line(f"row = tl.load({k.pointer(p.indices)} + pos, mask=live, other=0)")
+            k.line(f"keep = live & (row != {p.padding})")
+        else:
+            # Read by every lane (one cached address): masks stay blocks, which the
+            # interpreter needs (a scalar mask combined with a block one is refused there).
+            k.line(f"row = tl.load({k.pointer(p.indices)} + j + cols * 0)")
+            k.line(f"keep = row != {p.padding}")
+        k.dtypes["row"] = p.indices.dtype
+        at = k.opaque("row")
+        v = k.cast(p.weight.load(k, [at, col], "(cmask & keep)"), p.acc)
+        if p.mode == "max":
+            # The first row of a bag is taken whatever it holds (NaN too), later ones when greater.
+            k.line(f"take = keep & ((count == 0) | ({v} > acc))")
+            k.line(f"acc = tl.where(take, {v}, acc)")
+            k.line("best_at = tl.where(take, row.to(tl.int64), best_at)")
+        elif p.weights is not None:
+            where = "pos, mask=live, other=0" if batched else "j + cols * 0"
+            k.line(f"acc += tl.where(keep, {v} * tl.load({k.pointer(p.weights)} + {where}).to(tl.{p.acc}), 0)")
+        else:
+            k.line(f"acc += tl.where(keep, {v}, 0)")
+        k.line("count += keep.to(tl.int32)")
+    result = "tl.where(count > 0, acc / count.to(tl.%s), 0)" % p.acc if p.mode == "mean" else "acc"
+    store_mask = f"{first} & cmask" if first else "cmask"
+    k.line(f"tl.store({k.pointer(p.out)} + bag * {p.dim} + cols, {k.cast(k.var(result, p.acc), p.out.dtype)}, "
+           f"mask={store_mask})")
+    if p.size is not None:
+        size_mask = f"{first} & (cols == 0)" if first else "cols == 0"
+        k.line(f"tl.store({k.pointer(p.size)} + bag + cols * 0, count.to(tl.int64), mask={size_mask})")
+    if p.max_at is not None:
+        k.line(f"tl.store({k.pointer(p.max_at)} + bag * {p.dim} + cols, best_at, mask={store_mask})")
+    return k

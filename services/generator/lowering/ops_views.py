@@ -205,8 +205,11 @@ def as_strided(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
     chained slices of an input), or when the input is laid out contiguously from offset 0
     (then its own values, stored, are the storage)."""
     src, size, stride = args[0], [int(s) for s in args[1]], [int(s) for s in args[2]]
-    offset = int(args[3]) if len(args) > 3 and args[3] is not None else 0
+    explicit = args[3] if len(args) > 3 else kwargs.get("storage_offset")
     storage = getattr(src, "storage", None)
+    # Without an offset of its own, the view starts where its input does in the storage
+    # (``ids[2]`` of a contiguous (4, 2, 2) tensor starts at element 8), as PyTorch's does.
+    offset = int(explicit) if explicit is not None else getattr(src, "storage_offset", 0)
     if storage is None:
         meta = b.meta(node.args[0])
         if meta is None or len(meta.stride) != len(meta.shape):
@@ -218,12 +221,15 @@ def as_strided(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
             storage = b.realize(src, "strided")
         else:
             storage = _strided_storage(b, src, meta.stride, meta.offset)
+        if explicit is None:
+            offset = meta.offset
 
     def fn(k: KernelWriter, idx: Sequence[Expr], mask: str | None) -> str:
         return k.load(storage.buffer, offset + sympy.Add(*[i * s for i, s in zip(idx, stride, strict=True)]), mask)
 
     out = Lazy(size, src.dtype, fn, 0, view_of=storage)
     out.storage = storage  # type: ignore[attr-defined]
+    out.storage_offset = offset  # type: ignore[attr-defined]
     return out
 
 

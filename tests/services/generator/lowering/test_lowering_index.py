@@ -197,6 +197,32 @@ return (F.embedding_bag(t, w, o, mode="{mode}"), F.embedding_bag(t, w, o, mode="
     check(spec(forward, "torch.randn(10, 6), torch.randint(0, 10, (14,)), torch.tensor([0, 3, 3, 7, 11])"))
 
 
+@pytest.mark.parametrize("form", ["interpreter", "gpu"])
+def test_embedding_bags_of_many_bags_share_interpreted_programs(form: str) -> None:
+    """Under the interpreter a program walks many bags at once, each lane its own bag (bags
+    of different lengths, empty ones and padding included); the GPU's form, a bag per
+    program, computes the same."""
+    forward = """
+w, t, o, p = xs
+return (F.embedding_bag(t, w, o, mode="mean", padding_idx=3), F.embedding_bag(t, w, o, mode="max"),
+        F.embedding_bag(t, w, o, mode="sum", per_sample_weights=p))
+"""
+    code = check(spec(forward, "torch.randn(50, 6), torch.randint(0, 50, (300,)), "
+                               "torch.sort(torch.randint(0, 300, (97,))).values.index_fill(0, torch.tensor([0]), 0), "
+                               "torch.rand(300)"), form=form)
+    assert "_embedding_bag_i[" in code and "BLOCK_B=" in code
+
+
+def test_a_view_of_a_slice_starts_where_the_slice_does() -> None:
+    """``ids[i]`` of a 3-d index tensor, read by embedding bags, is an ``as_strided`` view that
+    starts at the slice's own storage offset (reading from 0 read another table's ids)."""
+    init = """
+self.bags = nn.ModuleList([nn.EmbeddingBag(20, 4, mode="mean") for _ in range(3)])
+"""
+    forward = "return torch.cat([b(xs[0][i]) for i, b in enumerate(self.bags)], dim=1)"
+    check(spec(forward, "torch.randint(0, 20, (3, 6, 5))", init=init))
+
+
 def test_embedding_bag_per_sample_weights() -> None:
     forward = """
 w, t, o, p = xs
