@@ -148,6 +148,10 @@ def _signature(model: torch.nn.Module) -> dict[str, Any]:
                 continue
             if _plain(value) and type(value) is not float:
                 sig[f"{prefix}.{key}" if prefix else key] = list(value) if isinstance(value, tuple) else value
+        # Submodule slots too (filled or empty): a constructor argument may decide whether a layer
+        # exists at all (a residual projection only where the widths differ).
+        for key, sub in module._modules.items():
+            sig[f"{prefix}.{key}" if prefix else key] = None if sub is None else "<module>"
     return sig
 
 

@@ -45,7 +45,7 @@ def _torch_dtype(dtype: str) -> str:
     return f"torch.{dtype}"
 
 
-def _launch(kernel: Kernel, name: str, allocated: set[str]) -> str:
+def _launch(kernel: Kernel, names: dict[int, str], allocated: set[str]) -> list[str]:
     args = []
     for a in kernel.args:
         if isinstance(a, Buffer):
@@ -56,13 +56,22 @@ def _launch(kernel: Kernel, name: str, allocated: set[str]) -> str:
             args.append(a.code)
         else:
             args.append("self" + attr_path(a.attr))
+    name = names[id(kernel)]
+    stages = f", num_stages={kernel.gpu.num_stages}" if kernel.gpu.num_stages else ""
+    if kernel.interpreter is not None:
+        # Two sources: each launched with its own device's shape.
+        gpu_meta = [f"{key}={value}" for key, value in kernel.gpu.meta.items()]
+        cpu_meta = [f"{key}={value}" for key, value in kernel.cpu.meta.items()]
+        return ["if gpu:",
+                f"    {name}[{kernel.gpu.grid}]({', '.join(args + gpu_meta)}, num_warps={kernel.gpu.num_warps}{stages})",
+                "else:",
+                f"    {names[id(kernel.interpreter)]}[{kernel.cpu.grid}]({', '.join(args + cpu_meta)}, num_warps=1)"]
     meta = []
     for key in kernel.gpu.meta:
         g, c = kernel.gpu.meta[key], kernel.cpu.meta[key]
         meta.append(f"{key}={g}" if g == c else f"{key}={g} if gpu else {c}")
     grid = f"{kernel.gpu.grid}" if kernel.gpu.grid == kernel.cpu.grid else f"({kernel.gpu.grid} if gpu else {kernel.cpu.grid})"
-    stages = f", num_stages={kernel.gpu.num_stages}" if kernel.gpu.num_stages else ""
-    return f"{name}[{grid}]({', '.join(args + meta)}, num_warps={kernel.gpu.num_warps}{stages})"
+    return [f"{name}[{grid}]({', '.join(args + meta)}, num_warps={kernel.gpu.num_warps}{stages})"]
 
 
 def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signature: str) -> list[str]:
@@ -114,7 +123,7 @@ def _steps(steps: list[Kernel | HostLoop], names: dict[int, str], allocated: set
             lines.append(f"for {step.var} in {order}:")
             lines.extend("    " + line for line in _steps(step.body, names, allocated))
         else:
-            lines.append(_launch(step, names[id(step)], allocated))
+            lines.extend(_launch(step, names, allocated))
     return lines
 
 
@@ -150,15 +159,18 @@ def render(spec_name: str, spec: SpecInit, capture: Capture, lowered: list[Lower
     names: dict[int, str] = {}
     for case in lowered:
         for kernel in all_kernels(case.kernels):
-            helpers |= kernel.writer.helpers
-            text = kernel.writer.source({})
-            # Identical kernels (the same shapes in two cases) are written once.
-            key = text.replace(kernel.writer.name, "@")
-            if key not in sources:
-                sources[key] = text
-                names[id(kernel)] = kernel.writer.name
-            else:
-                names[id(kernel)] = sources[key].split("def ", 1)[1].split("(", 1)[0]
+            for key_of, writer in ((kernel, kernel.writer), (kernel.interpreter, kernel.interpreter)):
+                if writer is None:
+                    continue
+                helpers |= writer.helpers
+                text = writer.source({})
+                # Identical kernels (the same shapes in two cases) are written once.
+                key = text.replace(writer.name, "@")
+                if key not in sources:
+                    sources[key] = text
+                    names[id(key_of)] = writer.name
+                else:
+                    names[id(key_of)] = sources[key].split("def ", 1)[1].split("(", 1)[0]
     out.append(helper_source(helpers))
     out.extend("\n" + text for text in sources.values())
     out.append("\n" + spec.definitions + "\n")
@@ -173,10 +185,22 @@ def _call_args(spec: SpecInit) -> str:
     return ", ".join(names)
 
 
-def _signature_code(keys: list[str]) -> list[str]:
+ABSENT = "<absent>"  # a signature key a case's module does not have
+
+
+def _signature_code(keys: list[str], signatures: list[dict[str, Any]]) -> list[str]:
+    """The method reading each signature key off the module; a key below a submodule slot
+    that is empty (None) in some case reads ``ABSENT`` where the slot is empty."""
+    optional = {k for sig in signatures for k, v in sig.items() if v is None}
     lines = ["    def _kv_signature(self):", "        return {"]
     for key in keys:
-        lines.append(f"            {key!r}: _kv_plain(self{attr_path(key)}),")
+        parts = key.split(".")
+        guards = [f"self{attr_path(p)} is not None" for p in (".".join(parts[:i]) for i in range(1, len(parts)))
+                  if p in optional]
+        read = f"_kv_plain(self{attr_path(key)})"
+        if guards:
+            read = f"({read} if {' and '.join(guards)} else {ABSENT!r})"
+        lines.append(f"            {key!r}: {read},")
     lines.append("        }")
     return lines
 
@@ -184,12 +208,14 @@ def _signature_code(keys: list[str]) -> list[str]:
 def _model_class(spec: SpecInit, capture: Capture, lowered: list[LoweredCase], names: dict[int, str]) -> str:
     params = spec.forward_params
     keys = sorted({k for case in lowered for k in case.case.signature})
-    signatures = [{k: case.case.signature.get(k) for k in keys} for case in lowered]
+    signatures = [{k: case.case.signature.get(k, ABSENT) for k in keys} for case in lowered]
     param_shapes = [{s.code: list(s.buffer.shape) for s in case.sources if s.kind in ("parameter", "buffer")}
                     for case in lowered]
     lines = [
         "",
         "def _kv_plain(value):",
+        "    if isinstance(value, nn.Module):",
+        "        return '<module>'",
         "    return list(value) if isinstance(value, tuple) else value",
         "",
         f"_KV_SIGNATURES = {signatures!r}",
@@ -211,7 +237,7 @@ def _model_class(spec: SpecInit, capture: Capture, lowered: list[LoweredCase], n
         "            raise ValueError('ModelNew was generated for other constructor arguments: '",
         "                             + (', '.join(differ) or 'parameter shapes differ'))",
         "",
-        *_signature_code(keys),
+        *_signature_code(keys, signatures),
         "",
         "    def _kv_shapes(self, case):",
     ]

@@ -138,3 +138,55 @@ def test_constant_tensors_built_in_forward() -> None:
     x = torch.randn(5, 16)
     model(x)
     assert model(x).shape == (5, 32) and len(model._kv_consts) == 1  # built once, reused
+
+
+def test_a_layer_that_exists_for_some_constructor_arguments_only() -> None:
+    """A residual projection built only where the widths differ: the program captured at two
+    sizes serves both (the slot is empty at one, a Linear at the other), and says which
+    arguments it was not built for otherwise."""
+    import tempfile
+
+    from services.generator.lowering import program_source
+    from services.generator.lowering.capture import capture
+
+    source = '''
+import torch
+import torch.nn as nn
+
+width = 8
+out_width = 8
+
+
+class Model(nn.Module):
+    def __init__(self, width, out_width):
+        super().__init__()
+        self.body = nn.Linear(width, out_width)
+        self.residual = nn.Linear(width, out_width, bias=False) if width != out_width else None
+
+    def forward(self, x):
+        res = x if self.residual is None else self.residual(x)
+        return torch.relu(self.body(x)) + res
+
+
+def get_inputs():
+    return [torch.randn(4, width)]
+
+
+def get_init_inputs():
+    return [width, out_width]
+'''
+    with tempfile.NamedTemporaryFile("w", suffix=".py") as fh:
+        fh.write(source)
+        fh.flush()
+        cap = capture(source, [("same", {}), ("wider", {"out_width": 12})], fh.name)
+    cand = _load(program_source(source, "optional_layer", cap), "cand_optional")
+    for sizes in ({}, {"out_width": 12}):
+        spec = _load(source, f"spec_optional_{len(sizes)}", sizes or None)
+        torch.manual_seed(0)
+        ref = spec.Model(*spec.get_init_inputs()).eval()
+        new = cand.ModelNew(*spec.get_init_inputs()).eval()
+        new.load_state_dict(ref.state_dict())
+        x = spec.get_inputs()[0]
+        torch.testing.assert_close(new(x), ref(x))
+    with pytest.raises(ValueError, match="out_features"):
+        cand.ModelNew(8, 10)
