@@ -203,15 +203,21 @@ class Printer:
         if isinstance(expr, sympy.Symbol):
             return self.names[expr]
         if isinstance(expr, sympy.Add):
-            terms = sorted(expr.args, key=sympy.default_sort_key)
-            out = self.p(terms[0])
-            for term in terms[1:]:
-                coeff, rest = term.as_coeff_Mul()
-                if coeff.is_Integer and int(coeff) < 0:
-                    out += f" - {self.p(-term)}"
-                else:
-                    out += f" + {self.p(term)}"
-            return f"({out})"
+            # Terms over the same index symbols have one shape (a tile's rows, its columns,
+            # the whole tile): each such group is summed on its own, and the groups last, so
+            # a sum of row and column terms costs one whole-tile addition, not one per term.
+            groups: dict[tuple[str, ...], list[Expr]] = {}
+            for term in sorted(expr.args, key=sympy.default_sort_key):
+                key = tuple(sorted(self.names.get(s, str(s)) for s in term.free_symbols))
+                groups.setdefault(key, []).append(term)
+            constant = groups.pop((), [])
+            ordered = [groups[key] for key in sorted(groups, key=lambda key: (len(key), key))]
+            if not ordered:
+                return self._sum(constant)
+            ordered[0] = constant + ordered[0]
+            if len(ordered) == 1:
+                return self._sum(ordered[0])
+            return self._sum([sympy.Add(*group, evaluate=False) if len(group) > 1 else group[0] for group in ordered])
         if isinstance(expr, sympy.Mul):
             coeff, rest = expr.as_coeff_Mul()
             factors = [self.p(f) for f in sympy.Mul.make_args(rest)]
@@ -225,3 +231,19 @@ class Printer:
             inner = self.p(base) if int(d) == 1 else f"({self.p(base)} // {int(d)})"
             return f"({inner} % {int(m)})"
         raise NotImplementedError(f"cannot print index expression {expr}")
+
+    def _sum(self, terms: list[Expr]) -> str:
+        out = self._term(terms[0])
+        for term in terms[1:]:
+            coeff, _rest = term.as_coeff_Mul()
+            if coeff.is_Integer and int(coeff) < 0:
+                out += f" - {self._term(-term)}"
+            else:
+                out += f" + {self._term(term)}"
+        return f"({out})"
+
+    def _term(self, term: Expr) -> str:
+        """A summand: an unevaluated group sum keeps its own order (see ``p``)."""
+        if isinstance(term, sympy.Add):
+            return self._sum(list(term.args))
+        return self.p(term)

@@ -10,6 +10,7 @@ GPU, large blocks under the interpreter (each program there costs interpreter ov
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -49,6 +50,29 @@ class Kernel:
     gpu: LaunchShape
     cpu: LaunchShape
     outputs: list[Buffer] = field(default_factory=list)
+    # Another source of the same kernel, launched under the interpreter with ``cpu`` (the same
+    # run-time arguments): a form that does more per program, where each program costs a
+    # fixed overhead per operation.
+    interpreter: KernelWriter | None = None
+
+
+# What a kernel's own lines write only in two dimensions: a 2-d axis expander, or a reduction
+# along an axis counted for 2-d tiles. A batched (3-d) form whose loaders or epilogues wrote
+# such a line would compute something else, and is not used.
+_TWO_D = re.compile(r"\[:, None\]|\[None, :\]|tl\.(sum|max|min|argmax|argmin|reduce|cumsum|cumprod|"
+                    r"associative_scan|sort|histogram|xor_sum)\(")
+
+
+def batched_form_ok(writer: KernelWriter, args: list[Buffer | RuntimeScalar | HostValue],
+                    own: tuple[str, ...] = ()) -> bool:
+    """Whether ``writer``, a batched form of a kernel with run-time arguments ``args``, takes
+    the same arguments and holds no 2-d-only line (beyond the form's own reductions ``own``)."""
+    if [id(a) for a in kernel_args(writer)] != [id(a) for a in args]:
+        return False
+    text = "\n".join(writer.lines)
+    for allowed in own:
+        text = text.replace(allowed, "")
+    return _TWO_D.search(text) is None
 
 
 def pow2(n: int) -> int:

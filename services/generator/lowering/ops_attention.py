@@ -24,7 +24,7 @@ from typing import Any
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Value
-from services.generator.lowering.kernels import Kernel, LaunchShape, kernel_args, pow2, tl_type
+from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, tl_type
 from services.generator.lowering.ops_heavy import SMEM_BUDGET, dot_type
 from services.generator.lowering.rows import same_index
 from services.generator.lowering.schema import CapturedCase, Node
@@ -195,71 +195,33 @@ class ScoresValue(Value):
         return self._stored.load(k, index, mask)
 
 
+# Elements of one tile of the interpreter's batched form: several (batch, head) pairs per
+# program, since each interpreted program costs a fixed overhead per operation however small
+# its tiles (a batch of 512 one-query attentions would be 512 programs).
+INTERPRETER_TILE = 1 << 16
+
+
 def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: Buffer, p_dtype: str,
                  zero_empty_rows: bool = False) -> Kernel | None:
-    """The streaming kernel, or None when its shape does not fit one (value rows too wide)."""
+    """The streaming kernel, or None when its shape does not fit one (value rows too wide).
+    Under the interpreter it runs a batched form of itself: ``BLOCK_Z`` (batch, head) pairs per
+    program, every tile three-dimensional."""
     z_n, lq, d = scores.a.shape
     lk = scores.b.shape[2]
     dv = v.shape[2]
     if dv > MAX_HEAD or tuple(logits.shape) != (z_n, lq, lk):
         return None
-    k = KernelWriter(name)
-    bm, bn, bd = k.constexpr("BLOCK_M"), k.constexpr("BLOCK_N"), k.constexpr("BLOCK_D")
-    bdv = k.constexpr("BLOCK_DV")
-    mul_s = dot_type(scores.a.dtype, scores.b.dtype)
-    mul_o = dot_type(p_dtype, v.dtype)
-    k.line("pid_m = tl.program_id(0)")
-    k.line("pid_z = tl.program_id(1)")
-    z = range_symbol(f"z_{name}", z_n)
-    i = range_symbol(f"i_{name}", lq)
-    j = range_symbol(f"j_{name}", lk)
-    jv = range_symbol(f"jv_{name}", lk)
-    da, db = range_symbol(f"da_{name}", d), range_symbol(f"db_{name}", d)
-    c = range_symbol(f"c_{name}", dv)
-    k.names.update({z: "pid_z", i: "rm", j: "rn", jv: "rnv", da: "rda", db: "rdb", c: "rc"})
-    k.line(f"rm = pid_m * {bm} + tl.arange(0, {bm})[:, None]")
-    k.line(f"rc = tl.arange(0, {bdv})[None, :]")
-    k.line(f"m_i = tl.full([{bm}, 1], float('-inf'), tl.float32)")
-    k.line(f"l_i = tl.zeros([{bm}, 1], tl.float32)")
-    k.line(f"acc = tl.zeros([{bm}, {bdv}], tl.float32)")
-    with k.block(f"for n0 in range(0, {lk}, {bn}):"):
-        k.line(f"rn = n0 + tl.arange(0, {bn})[None, :]")
-        k.line(f"rnv = n0 + tl.arange(0, {bn})[:, None]")
-        k.line(f"s = tl.zeros([{bm}, {bn}], tl.float32)")
-        with k.block(f"for d0 in range(0, {d}, {bd}):"):
-            k.line(f"rda = d0 + tl.arange(0, {bd})[None, :]")
-            k.line(f"rdb = d0 + tl.arange(0, {bd})[:, None]")
-            amask, bmask = f"(rm < {lq}) & (rda < {d})", f"(rdb < {d}) & (rn < {lk})"
-            q = _dot_operand(k, scores.a.load(k, [z, i, da], amask), amask, mul_s)
-            kt = _dot_operand(k, scores.b.load(k, [z, db, j], bmask), bmask, mul_s)
-            k.line(f"s += tl.dot({q}, {kt}{_precision(mul_s)})")
-        k.dtypes["s"] = "float32"
-        k.scores_tile = (scores, [z, i, j], "s")  # type: ignore[attr-defined]
-        mask = f"(rm < {lq}) & (rn < {lk})"
-        g = k.cast(logits.load(k, [z, i, j], mask), "float32")
-        k.scores_tile = None  # type: ignore[attr-defined]
-        k.line(f"g = tl.where(rn < {lk}, {g}, float('-inf'))")
-        k.line("m_new = tl.maximum(m_i, tl.max(g, 1)[:, None])")
-        # A row whose logits are all -inf so far keeps a finite reference, as softmax does
-        # until a finite logit arrives (an all -inf row ends as 0/0 = NaN, as in PyTorch).
-        k.line("m_ref = tl.where(m_new == float('-inf'), 0.0, m_new)")
-        k.line("alpha = tl.exp(m_i - m_ref)")
-        k.line("p = tl.exp(g - m_ref)")
-        k.line("l_i = l_i * alpha + tl.sum(p, 1)[:, None]")
-        vmask = f"(rnv < {lk}) & (rc < {dv})"
-        vv = _dot_operand(k, v.load(k, [z, jv, c], vmask), vmask, mul_o)
-        k.line(f"acc = acc * alpha + tl.dot({_narrow(k, 'p', p_dtype, mul_o)}, {vv}{_precision(mul_o)})")
-        k.line("m_i = m_new")
-    # A row with no finite logit: NaN as softmax gives it, or zeros where the spec guards it.
-    k.line("o = tl.where(l_i > 0, acc / l_i, 0.0)" if zero_empty_rows else "o = acc / l_i")
-    k.line(f"tl.store({k.pointer(out)} + pid_z * {lq * dv} + rm * {dv} + rc, o.to({tl_type(out.dtype)}), "
-           f"mask=(rm < {lq}) & (rc < {dv}))")
     head = max(16, pow2(dv))
+    k = _flash_writer(name, scores, logits, v, out, p_dtype, zero_empty_rows, batched=False)
+    batched = _flash_writer(name + "_i", scores, logits, v, out, p_dtype, zero_empty_rows, batched=True)
     block_m, block_n = tunables.current().attention_block
     gpu = {"BLOCK_M": block_m if head <= 64 else min(block_m, 64), "BLOCK_N": block_n,
            "BLOCK_D": max(16, min(64, pow2(d))), "BLOCK_DV": head}
     cpu = {"BLOCK_M": max(16, min(128, pow2(lq))), "BLOCK_N": max(16, min(256, pow2(lk))),
            "BLOCK_D": max(16, min(128, pow2(d))), "BLOCK_DV": head}
+    cpu["BLOCK_Z"] = max(1, min(pow2(z_n), INTERPRETER_TILE // (cpu["BLOCK_M"] * max(
+        cpu["BLOCK_N"], cpu["BLOCK_D"], head))))
+    mul_s, mul_o = dot_type(scores.a.dtype, scores.b.dtype), dot_type(p_dtype, v.dtype)
     # Key and value tiles of every pipeline stage share the block's shared memory with the
     # query tile and the probabilities: fewer stages (then narrower key blocks) where wide
     # heads in float32 would not fit.
@@ -271,8 +233,87 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
         if fixed + stages * per_stage <= SMEM_BUDGET or gpu["BLOCK_N"] <= 16:
             break
         gpu["BLOCK_N"] //= 2
-    return Kernel(k, kernel_args(k), LaunchShape((math.ceil(lq / gpu["BLOCK_M"]), z_n), gpu, 4, stages),
-                  LaunchShape((math.ceil(lq / cpu["BLOCK_M"]), z_n), cpu, 1), [out])
+    args = kernel_args(k)
+    interpreter = batched if batched_form_ok(batched, args, ("tl.max(g, 2)", "tl.sum(p, 2)")) else None
+    if interpreter is None:
+        cpu["BLOCK_Z"] = 1
+    cpu_grid = (math.ceil(lq / cpu["BLOCK_M"]), math.ceil(z_n / cpu["BLOCK_Z"]))
+    if interpreter is None:
+        del cpu["BLOCK_Z"]
+    return Kernel(k, args, LaunchShape((math.ceil(lq / gpu["BLOCK_M"]), z_n), gpu, 4, stages),
+                  LaunchShape(cpu_grid, cpu, 1), [out], interpreter=interpreter)
+
+
+def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: Buffer, p_dtype: str,
+                  zero_empty_rows: bool, batched: bool) -> KernelWriter:
+    """The kernel's source: 2-d tiles of one (batch, head) pair per program, or (``batched``)
+    3-d tiles of ``BLOCK_Z`` pairs."""
+    z_n, lq, d = scores.a.shape
+    lk = scores.b.shape[2]
+    dv = v.shape[2]
+    k = KernelWriter(name)
+    bm, bn, bd = k.constexpr("BLOCK_M"), k.constexpr("BLOCK_N"), k.constexpr("BLOCK_D")
+    bdv = k.constexpr("BLOCK_DV")
+    mul_s = dot_type(scores.a.dtype, scores.b.dtype)
+    mul_o = dot_type(p_dtype, v.dtype)
+    # Axis expanders: a row vector, a column vector and the kept reduction result, in 2-d
+    # or with a leading batch axis.
+    row, col, kept = ("[None, :, None]", "[None, None, :]", "[:, :, None]") if batched else \
+        ("[:, None]", "[None, :]", "[:, None]")
+    red = 2 if batched else 1
+    k.line("pid_m = tl.program_id(0)")
+    k.line("pid_z = tl.program_id(1)")
+    z = range_symbol(f"z_{name}", z_n)
+    i = range_symbol(f"i_{name}", lq)
+    j = range_symbol(f"j_{name}", lk)
+    jv = range_symbol(f"jv_{name}", lk)
+    da, db = range_symbol(f"da_{name}", d), range_symbol(f"db_{name}", d)
+    c = range_symbol(f"c_{name}", dv)
+    k.names.update({z: "rz" if batched else "pid_z", i: "rm", j: "rn", jv: "rnv", da: "rda", db: "rdb", c: "rc"})
+    zmask, tile = "", f"[{bm}, "
+    if batched:
+        bz = k.constexpr("BLOCK_Z")
+        k.line(f"rz = pid_z * {bz} + tl.arange(0, {bz})[:, None, None]")
+        zmask, tile = f"(rz < {z_n}) & ", f"[{bz}, {bm}, "
+    k.line(f"rm = pid_m * {bm} + tl.arange(0, {bm}){row}")
+    k.line(f"rc = tl.arange(0, {bdv}){col}")
+    k.line(f"m_i = tl.full({tile}1], float('-inf'), tl.float32)")
+    k.line(f"l_i = tl.zeros({tile}1], tl.float32)")
+    k.line(f"acc = tl.zeros({tile}{bdv}], tl.float32)")
+    with k.block(f"for n0 in range(0, {lk}, {bn}):"):
+        k.line(f"rn = n0 + tl.arange(0, {bn}){col}")
+        k.line(f"rnv = n0 + tl.arange(0, {bn}){row}")
+        k.line(f"s = tl.zeros({tile}{bn}], tl.float32)")
+        with k.block(f"for d0 in range(0, {d}, {bd}):"):
+            k.line(f"rda = d0 + tl.arange(0, {bd}){col}")
+            k.line(f"rdb = d0 + tl.arange(0, {bd}){row}")
+            amask, bmask = f"{zmask}(rm < {lq}) & (rda < {d})", f"{zmask}(rdb < {d}) & (rn < {lk})"
+            q = _dot_operand(k, scores.a.load(k, [z, i, da], amask), amask, mul_s)
+            kt = _dot_operand(k, scores.b.load(k, [z, db, j], bmask), bmask, mul_s)
+            k.line(f"s += tl.dot({q}, {kt}{_precision(mul_s)})")
+        k.dtypes["s"] = "float32"
+        k.scores_tile = (scores, [z, i, j], "s")  # type: ignore[attr-defined]
+        mask = f"{zmask}(rm < {lq}) & (rn < {lk})"
+        g = k.cast(logits.load(k, [z, i, j], mask), "float32")
+        k.scores_tile = None  # type: ignore[attr-defined]
+        k.line(f"g = tl.where(rn < {lk}, {g}, float('-inf'))")
+        k.line(f"m_new = tl.maximum(m_i, tl.max(g, {red}){kept})")
+        # A row whose logits are all -inf so far keeps a finite reference, as softmax does
+        # until a finite logit arrives (an all -inf row ends as 0/0 = NaN, as in PyTorch).
+        k.line("m_ref = tl.where(m_new == float('-inf'), 0.0, m_new)")
+        k.line("alpha = tl.exp(m_i - m_ref)")
+        k.line("p = tl.exp(g - m_ref)")
+        k.line(f"l_i = l_i * alpha + tl.sum(p, {red}){kept}")
+        vmask = f"{zmask}(rnv < {lk}) & (rc < {dv})"
+        vv = _dot_operand(k, v.load(k, [z, jv, c], vmask), vmask, mul_o)
+        k.line(f"acc = acc * alpha + tl.dot({_narrow(k, 'p', p_dtype, mul_o)}, {vv}{_precision(mul_o)})")
+        k.line("m_i = m_new")
+    # A row with no finite logit: NaN as softmax gives it, or zeros where the spec guards it.
+    k.line("o = tl.where(l_i > 0, acc / l_i, 0.0)" if zero_empty_rows else "o = acc / l_i")
+    zoff = "rz" if batched else "pid_z"
+    k.line(f"tl.store({k.pointer(out)} + {zoff} * {lq * dv} + rm * {dv} + rc, o.to({tl_type(out.dtype)}), "
+           f"mask={zmask}(rm < {lq}) & (rc < {dv}))")
+    return k
 
 
 def _dot_operand(k: KernelWriter, var: str, mask: str, mul: str) -> str:

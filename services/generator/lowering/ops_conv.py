@@ -27,7 +27,8 @@ import sympy
 from services.generator.lowering.indexing import Expr, FloorDiv, ModularIndexing, bounds, delinearize, linear
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Unsupported, Value, and_masks
 from services.generator.lowering.kernels import Kernel, ReductionSpec, pow2, reduction_kernel
-from services.generator.lowering.ops_heavy import GemmBlocks, TileLoad, TileStore, dot_type, gemm, operand, tuned
+from services.generator.lowering.ops_heavy import (GemmBlocks, TileLoad, TileStore, dot_type, gemm, interpreter_blocks,
+                                                  operand, tuned)
 from services.generator.lowering.ops_pointwise import out_meta
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
@@ -201,7 +202,7 @@ def _launch(b: Builder, batch: int, m: int, n: int, kdim: int, load_a: TileLoad,
     # Measured on an H100 (3x3, 7x7 stride 2, transposed 2x2 stride 2; float32): 128 x 64 x 16
     # tiles ran 1.4-2.4x faster than 64 x 64 x 32. Tensor-core (16-bit) products keep a deeper K.
     gpu = tuned(GemmBlocks(128, max(16, min(64, pow2(n))), 16 if mul in ("float32", "float64") else 32, 4), mul)
-    cpu = GemmBlocks(max(16, min(256, pow2(m))), max(16, min(128, pow2(n))), max(16, min(128, pow2(kdim))), 1)
+    cpu = interpreter_blocks(m, n, kdim)
     return gemm(b.kernel_name("conv"), batch, m, n, kdim, load_a, load_b, store, [out], mul, wide, gpu, cpu)
 
 

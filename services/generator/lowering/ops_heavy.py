@@ -19,7 +19,7 @@ import sympy
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import Buffer, KernelWriter, Lazy, Stored, Unsupported, Value, and_masks, compute_dtype
-from services.generator.lowering.kernels import Kernel, LaunchShape, kernel_args, pow2, tl_type
+from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, tl_type
 from services.generator.lowering.ops_pointwise import out_meta, scalar_code
 from services.generator.lowering.rows import ReductionValue, same_index
 from services.generator.lowering.registry import Builder, lowers
@@ -37,8 +37,10 @@ def operand(b: Builder, value: Value) -> Value:
     return value
 
 
-def _block(n: int, cap: int) -> int:
-    return max(16, min(cap, pow2(n)))
+# Elements of one operand tile under the interpreter. Each interpreted operation costs a fixed
+# overhead besides its NumPy work, so tiles there are as large as that work stays cheap
+# (Triton's interpreter refuses blocks of over 2^20 elements).
+INTERPRETER_TILE = 1 << 18
 
 
 # (kernel, z, row index, column index, in-range mask) -> the operand tile's variable
@@ -74,12 +76,42 @@ def gemm(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, loa
 
     One program computes a [BLOCK_M, BLOCK_N] tile of one batch entry ``z`` (grid axis 2),
     walking K in BLOCK_K steps; the loaders receive the row/column index symbols (``rm``,
-    ``rka`` for A; ``rkb``, ``rn`` for B) and the mask of the in-range part of the tile."""
+    ``rka`` for A; ``rkb``, ``rn`` for B) and the mask of the in-range part of the tile.
+    Under the interpreter, a product of many small matrices runs a batched form of the same
+    kernel: ``BLOCK_Z`` batch entries per program, every tile three-dimensional."""
+    k = _gemm_writer(name, batch, m, n, kdim, load_a, load_b, store, mul_type, wide, batched=False)
+    args = kernel_args(k)
+    bz = max(1, min(pow2(batch), INTERPRETER_TILE // (cpu.m * max(cpu.n, cpu.k)))) if batch > 1 else 1
+    interpreter = None
+    if bz > 1:
+        batched = _gemm_writer(name + "_i", batch, m, n, kdim, load_a, load_b, store, mul_type, wide, batched=True)
+        if batched_form_ok(batched, args):
+            interpreter = batched
+    cpu_meta = {"BLOCK_M": cpu.m, "BLOCK_N": cpu.n, "BLOCK_K": cpu.k}
+    if interpreter is not None:
+        cpu_meta["BLOCK_Z"] = bz
+    return Kernel(k, args,
+                  LaunchShape((math.ceil(m / gpu.m), math.ceil(n / gpu.n), batch),
+                              {"BLOCK_M": gpu.m, "BLOCK_N": gpu.n, "BLOCK_K": gpu.k}, gpu.warps, gpu.stages),
+                  LaunchShape((math.ceil(m / cpu.m), math.ceil(n / cpu.n), math.ceil(batch / cpu_meta.get("BLOCK_Z", 1))),
+                              cpu_meta, 1), outputs, interpreter=interpreter)
+
+
+def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, load_b: TileLoad,
+                 store: TileStore, mul_type: str, wide: bool, batched: bool) -> KernelWriter:
+    """The product's source: 2-d tiles of one batch entry per program, or (``batched``) 3-d
+    tiles of ``BLOCK_Z`` entries, ``pid_z`` then naming the entries' column of indices."""
     k = KernelWriter(name)
     bm_, bn_, bk_ = k.constexpr("BLOCK_M"), k.constexpr("BLOCK_N"), k.constexpr("BLOCK_K")
+    row, col = ("[None, :, None]", "[None, None, :]") if batched else ("[:, None]", "[None, :]")
     k.line("pid_m = tl.program_id(0)" + (".to(tl.int64)" if wide else ""))
     k.line("pid_n = tl.program_id(1)" + (".to(tl.int64)" if wide else ""))
     k.line("pid_z = tl.program_id(2)" + (".to(tl.int64)" if wide else ""))
+    zmask, tile = "", f"[{bm_}, {bn_}]"
+    if batched:
+        bz_ = k.constexpr("BLOCK_Z")
+        k.line(f"pid_z = pid_z * {bz_} + tl.arange(0, {bz_})[:, None, None]")
+        zmask, tile = f"(pid_z < {batch}) & ", f"[{bz_}, {bm_}, {bn_}]"
     k.wide_index = k.wide_index or wide
     z = range_symbol(f"z_{name}", batch) if batch > 1 else sympy.Integer(0)
     mi, ni = range_symbol(f"m_{name}", m), range_symbol(f"n_{name}", n)
@@ -87,15 +119,15 @@ def gemm(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, loa
     k.names.update({mi: "rm", ni: "rn", ka: "rka", kb: "rkb"})
     if batch > 1:
         k.names[z] = "pid_z"
-    k.line(f"rm = pid_m * {bm_} + tl.arange(0, {bm_})[:, None]")
-    k.line(f"rn = pid_n * {bn_} + tl.arange(0, {bn_})[None, :]")
+    k.line(f"rm = pid_m * {bm_} + tl.arange(0, {bm_}){row}")
+    k.line(f"rn = pid_n * {bn_} + tl.arange(0, {bn_}){col}")
     acc_type = "float64" if mul_type == "float64" else "float32"
-    k.line(f"acc = tl.zeros([{bm_}, {bn_}], {tl_type(acc_type)})")
+    k.line(f"acc = tl.zeros({tile}, {tl_type(acc_type)})")
     with k.block(f"for k0 in range(0, {kdim}, {bk_}):"):
-        k.line(f"rka = k0 + tl.arange(0, {bk_})[None, :]")
-        k.line(f"rkb = k0 + tl.arange(0, {bk_})[:, None]")
-        amask = f"(rm < {m}) & (rka < {kdim})"
-        bmask = f"(rkb < {kdim}) & (rn < {n})"
+        k.line(f"rka = k0 + tl.arange(0, {bk_}){col}")
+        k.line(f"rkb = k0 + tl.arange(0, {bk_}){row}")
+        amask = f"{zmask}(rm < {m}) & (rka < {kdim})"
+        bmask = f"{zmask}(rkb < {kdim}) & (rn < {n})"
         av = k.cast(load_a(k, z, mi, ka, amask), acc_type)
         bv = k.cast(load_b(k, z, kb, ni, bmask), acc_type)
         # Masked lanes load 0 already; where() also clears values computed from them.
@@ -114,12 +146,8 @@ def gemm(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, loa
             precision = ', input_precision="tf32x3"'
         k.line(f"acc += tl.dot({av}, {bv}{precision})")
     k.dtypes["acc"] = acc_type
-    store(k, z, mi, ni, "acc", f"(rm < {m}) & (rn < {n})")
-    return Kernel(k, kernel_args(k),
-                  LaunchShape((math.ceil(m / gpu.m), math.ceil(n / gpu.n), batch),
-                              {"BLOCK_M": gpu.m, "BLOCK_N": gpu.n, "BLOCK_K": gpu.k}, gpu.warps, gpu.stages),
-                  LaunchShape((math.ceil(m / cpu.m), math.ceil(n / cpu.n), batch),
-                              {"BLOCK_M": cpu.m, "BLOCK_N": cpu.n, "BLOCK_K": cpu.k}, 1), outputs)
+    store(k, z, mi, ni, "acc", f"{zmask}(rm < {m}) & (rn < {n})")
+    return k
 
 
 def matmul(b: Builder, name: str, a: Value, bm: Value, out: Buffer, batch: int, m: int, n: int, kdim: int,
@@ -141,7 +169,15 @@ def matmul(b: Builder, name: str, a: Value, bm: Value, out: Buffer, batch: int, 
 
     mul = dot_type(a.dtype, bm.dtype)
     return gemm(name, batch, m, n, kdim, load_a, load_b, store, [out], mul, wide, gpu_blocks(mul, batch, m, n),
-                GemmBlocks(_block(m, 128), _block(n, 128), _block(kdim, 256), 1))
+                interpreter_blocks(m, n, kdim))
+
+
+def interpreter_blocks(m: int, n: int, kdim: int) -> GemmBlocks:
+    """Tiles of a product under the interpreter: the whole K (up to 1024) and as many rows and
+    columns as keep every tile within ``INTERPRETER_TILE`` elements."""
+    bm, bn = max(16, min(512, pow2(m))), max(16, min(256, pow2(n)))
+    bk = max(16, min(1024, pow2(kdim), INTERPRETER_TILE // max(bm, bn)))
+    return GemmBlocks(bm, bn, bk, 1)
 
 
 def gpu_blocks(mul_type: str, batch: int, m: int, n: int) -> GemmBlocks:

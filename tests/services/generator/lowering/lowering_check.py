@@ -43,12 +43,19 @@ def _as_list(out: Any) -> list[torch.Tensor]:
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
+GPU_TEST = 'gpu = dev.type == "cuda"'
+
+
 def check(source: str, sizes: dict[str, int] | None = None, atol: float = 1e-4, rtol: float = 1e-4,
-          trials: int = 2) -> str:
-    """Generate, run and compare; returns the generated code (for further assertions)."""
+          trials: int = 2, form: str = "interpreter") -> str:
+    """Generate, run and compare; returns the generated code (for further assertions).
+
+    ``form="gpu"`` runs the kernels and launch shapes a GPU would (still under the
+    interpreter), where a kernel has a form of its own for the interpreter."""
     code = generate(source, sizes)
     spec = _load(source, f"spec_{abs(hash(source)) % 10**8}", sizes)
-    cand = _load(code, f"cand_{abs(hash(code)) % 10**8}")
+    run = code.replace(GPU_TEST, "gpu = True") if form == "gpu" else code
+    cand = _load(run, f"cand_{abs(hash(run)) % 10**8}")
     for trial in range(trials):
         torch.manual_seed(100 + trial)
         init = spec.get_init_inputs()

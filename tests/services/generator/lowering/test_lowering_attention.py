@@ -44,3 +44,14 @@ def test_scores_read_elsewhere_are_still_stored() -> None:
     body = ("        s = q @ k.transpose(-2, -1)\n        p = torch.softmax(s, -1)\n"
             "        return p @ v, s.amax(-1)")
     check(_spec(body, QKV))
+
+
+@pytest.mark.parametrize("form", ["interpreter", "gpu"])
+@pytest.mark.parametrize("name", ["by_hand", "sdpa_causal", "masked_fill"])
+def test_many_short_attentions_share_interpreted_programs(name: str, form: str) -> None:
+    """Many (batch, head) pairs of a few tokens each: under the interpreter several pairs run in
+    one program (a batched, three-dimensional form of the kernel); the GPU's own form, one pair
+    per program, computes the same."""
+    qkv = "torch.randn(37, 3, 5, 16), torch.randn(37, 3, 5, 16), torch.randn(37, 3, 5, 8)"
+    code = check(_spec(CASES[name], qkv), atol=2e-4, rtol=2e-4, form=form)
+    assert "_attention_i[" in code and "BLOCK_Z=" in code

@@ -53,6 +53,16 @@ def test_lowered_program_matches_the_reference(name: str) -> None:
     check(spec(forward, inputs, init))
 
 
+@pytest.mark.parametrize("form", ["interpreter", "gpu"])
+def test_products_of_many_small_matrices_share_interpreted_programs(form: str) -> None:
+    """A batch of 300 small products (and one with a fused epilogue): under the interpreter a
+    program takes many batch entries at once (a batched, three-dimensional form of the
+    kernel); the GPU's form, an entry per program, computes the same."""
+    code = check(spec("return torch.bmm(xs[0], xs[1]), torch.relu(torch.bmm(xs[0], xs[1]) * 2 + 1)",
+                      "torch.randn(300, 7, 20), torch.randn(300, 20, 5)"), form=form)
+    assert "_i[" in code and "BLOCK_Z=" in code
+
+
 def test_float_attributes_are_read_at_run_time() -> None:
     source = (HEAD + "class Model(nn.Module):\n    def __init__(self, scale):\n        super().__init__()\n"
               "        self.scale = scale\n    def forward(self, x):\n        return x * self.scale + 1.0\n"
