@@ -25,7 +25,7 @@ from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Value
 from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, tl_type
-from services.generator.lowering.ops_heavy import SMEM_BUDGET, dot_type
+from services.generator.lowering.ops_heavy import SMEM_BUDGET, dot_type, rounded
 from services.generator.lowering.rows import same_index
 from services.generator.lowering.schema import CapturedCase, Node
 
@@ -234,7 +234,8 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
             break
         gpu["BLOCK_N"] //= 2
     args = kernel_args(k)
-    interpreter = batched if batched_form_ok(batched, args, ("tl.max(g, 2)", "tl.sum(p, 2)")) else None
+    interpreter = batched if batched_form_ok(batched, args, ("tl.max(g, 2)", "tl.sum(p, 2)", "tl.sum(tl.exp(g - m_ref), 2)")) \
+        else None
     if interpreter is None:
         cpu["BLOCK_Z"] = 1
     cpu_grid = (math.ceil(lq / cpu["BLOCK_M"]), math.ceil(z_n / cpu["BLOCK_Z"]))
@@ -280,7 +281,8 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
     k.line(f"m_i = tl.full({tile}1], float('-inf'), tl.float32)")
     k.line(f"l_i = tl.zeros({tile}1], tl.float32)")
     k.line(f"acc = tl.zeros({tile}{bdv}], tl.float32)")
-    with k.block(f"for n0 in range(0, {lk}, {bn}):"):
+    def logit_tile() -> str:
+        """The block's logits g (keys past the end at -inf), written inside the key loop."""
         k.line(f"rn = n0 + tl.arange(0, {bn}){col}")
         k.line(f"rnv = n0 + tl.arange(0, {bn}){row}")
         k.line(f"s = tl.zeros({tile}{bn}], tl.float32)")
@@ -292,24 +294,50 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
             kt = _dot_operand(k, scores.b.load(k, [z, db, j], bmask), bmask, mul_s)
             k.line(f"s += tl.dot({q}, {kt}{_precision(mul_s)})")
         k.dtypes["s"] = "float32"
-        k.scores_tile = (scores, [z, i, j], "s")  # type: ignore[attr-defined]
+        k.scores_tile = (scores, [z, i, j], rounded(k, "s", scores.dtype))  # type: ignore[attr-defined]
         mask = f"{zmask}(rm < {lq}) & (rn < {lk})"
         g = k.cast(logits.load(k, [z, i, j], mask), "float32")
         k.scores_tile = None  # type: ignore[attr-defined]
         k.line(f"g = tl.where(rn < {lk}, {g}, float('-inf'))")
-        k.line(f"m_new = tl.maximum(m_i, tl.max(g, {red}){kept})")
-        # A row whose logits are all -inf so far keeps a finite reference, as softmax does
-        # until a finite logit arrives (an all -inf row ends as 0/0 = NaN, as in PyTorch).
-        k.line("m_ref = tl.where(m_new == float('-inf'), 0.0, m_new)")
-        k.line("alpha = tl.exp(m_i - m_ref)")
-        k.line("p = tl.exp(g - m_ref)")
-        k.line(f"l_i = l_i * alpha + tl.sum(p, {red}){kept}")
+        return "g"
+
+    def values() -> str:
         vmask = f"{zmask}(rnv < {lk}) & (rc < {dv})"
-        vv = _dot_operand(k, v.load(k, [z, jv, c], vmask), vmask, mul_o)
-        k.line(f"acc = acc * alpha + tl.dot({_narrow(k, 'p', p_dtype, mul_o)}, {vv}{_precision(mul_o)})")
-        k.line("m_i = m_new")
-    # A row with no finite logit: NaN as softmax gives it, or zeros where the spec guards it.
-    k.line("o = tl.where(l_i > 0, acc / l_i, 0.0)" if zero_empty_rows else "o = acc / l_i")
+        return _dot_operand(k, v.load(k, [z, jv, c], vmask), vmask, mul_o)
+
+    loop = f"for n0 in range(0, {lk}, {bn}):"
+    if p_dtype in ("float16", "bfloat16"):
+        # The spec rounds the probabilities to 16 bits before the second product: they are
+        # rounded once normalised, as its softmax stores them (rounding the running,
+        # unnormalised ones differs by a rounding step, past a 16-bit tolerance). The keys
+        # are walked twice: once for each row's max and sum, once for the product.
+        with k.block(loop):
+            g = logit_tile()
+            k.line(f"m_new = tl.maximum(m_i, tl.max({g}, {red}){kept})")
+            k.line("m_ref = tl.where(m_new == float('-inf'), 0.0, m_new)")
+            k.line(f"l_i = l_i * tl.exp(m_i - m_ref) + tl.sum(tl.exp({g} - m_ref), {red}){kept}")
+            k.line("m_i = m_new")
+        k.line("m_ref = tl.where(m_i == float('-inf'), 0.0, m_i)")
+        with k.block(loop):
+            g = logit_tile()
+            k.line(f"p = tl.exp({g} - m_ref) / l_i")
+            k.line(f"acc += tl.dot({_narrow(k, 'p', p_dtype, mul_o)}, {values()}{_precision(mul_o)})")
+        # A row with no finite logit: NaN (0/0) as softmax gives it, or zeros where the spec guards it.
+        k.line("o = tl.where(l_i > 0, acc, 0.0)" if zero_empty_rows else "o = acc")
+    else:
+        with k.block(loop):
+            g = logit_tile()
+            k.line(f"m_new = tl.maximum(m_i, tl.max({g}, {red}){kept})")
+            # A row whose logits are all -inf so far keeps a finite reference, as softmax does
+            # until a finite logit arrives (an all -inf row ends as 0/0 = NaN, as in PyTorch).
+            k.line("m_ref = tl.where(m_new == float('-inf'), 0.0, m_new)")
+            k.line("alpha = tl.exp(m_i - m_ref)")
+            k.line(f"p = tl.exp({g} - m_ref)")
+            k.line(f"l_i = l_i * alpha + tl.sum(p, {red}){kept}")
+            k.line(f"acc = acc * alpha + tl.dot({_narrow(k, 'p', p_dtype, mul_o)}, {values()}{_precision(mul_o)})")
+            k.line("m_i = m_new")
+        # A row with no finite logit: NaN as softmax gives it, or zeros where the spec guards it.
+        k.line("o = tl.where(l_i > 0, acc / l_i, 0.0)" if zero_empty_rows else "o = acc / l_i")
     zoff = "rz" if batched else "pid_z"
     k.line(f"tl.store({k.pointer(out)} + {zoff} * {lq * dv} + rm * {dv} + rc, o.to({tl_type(out.dtype)}), "
            f"mask={zmask}(rm < {lq}) & (rc < {dv}))")

@@ -268,6 +268,14 @@ def _as_reduction(b: Builder, shape: tuple[int, ...], dtype: str, x: Value, y: V
     return ReductionValue(b, src, [len(src_shape) - 2], "sum", shape, dtype)
 
 
+def rounded(k: KernelWriter, var: str, dtype: str) -> str:
+    """A float32 result as a ``dtype`` tensor holds it: a 16-bit product is rounded before
+    anything fused after it reads it, as PyTorch stores it before the next operator does."""
+    if dtype in ("float16", "bfloat16"):
+        return k.var(f"{var}.to({tl_type(dtype)}).to(tl.float32)", "float32")
+    return var
+
+
 class ProductValue(Value):
     """A matrix product's result, computed where it is stored: a pointwise value that reads
     it element for element (bias, activation, scale: an epilogue) is computed in the
@@ -327,7 +335,7 @@ class ProductValue(Value):
         rank = len(value.shape)
 
         def epilogue(k: KernelWriter, idx: list[Expr], acc: str, mask: str) -> str:
-            base = self.epilogue(k, idx, acc, mask) if self.epilogue else acc
+            base = rounded(k, self.epilogue(k, idx, acc, mask) if self.epilogue else acc, self.dtype)
             store_raw = k.constexpr("STORE_RAW")
             # Cast before the branch: a cast writes a line of its own, which inside the branch
             # would sit at the wrong depth (the compiler drops it when STORE_RAW is 0).

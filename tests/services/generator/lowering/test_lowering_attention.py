@@ -55,3 +55,15 @@ def test_many_short_attentions_share_interpreted_programs(name: str, form: str) 
     qkv = "torch.randn(37, 3, 5, 16), torch.randn(37, 3, 5, 16), torch.randn(37, 3, 5, 8)"
     code = check(_spec(CASES[name], qkv), atol=2e-4, rtol=2e-4, form=form)
     assert "_attention_i[" in code and "BLOCK_Z=" in code
+
+
+def test_bfloat16_attention_by_hand_rounds_as_its_spec_does() -> None:
+    """softmax(QK^T * scale) V written out in bfloat16 on scaled inputs: the scores are
+    rounded to bfloat16 as the product stores them, and the probabilities once normalised,
+    as softmax stores them. Rounding neither (or the running, unnormalised probabilities)
+    put values tens of tolerances off."""
+    body = "        s = q @ k.transpose(-2, -1) * q.size(-1) ** -0.5\n        return torch.softmax(s, dim=-1) @ v"
+    bf = "(torch.randn(2, 3, 48, 8) * 3 + 0.5).to(torch.bfloat16)"
+    for form in ("interpreter", "gpu"):
+        code = check(_spec(body, f"{bf}, {bf}, {bf}"), atol=1e-2, rtol=1e-2, trials=3, form=form)
+        assert "p = tl.exp(g - m_ref) / l_i" in code

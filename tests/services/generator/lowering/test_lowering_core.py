@@ -164,3 +164,16 @@ def test_bfloat16_chains_round_each_result_as_pytorch_does() -> None:
               " torch.randn(64, 256, dtype=torch.bfloat16) * 4]\n\ndef get_init_inputs():\n    return []\n")
     code = check(source, atol=1e-2, rtol=1e-2, trials=3)
     assert ".to(tl.bfloat16)" in code
+
+
+def test_a_bfloat16_product_is_rounded_before_its_fused_epilogue_reads_it() -> None:
+    """x0 * (x W^T + b) + x in bfloat16 (a low-rank cross layer): the product is stored in
+    bfloat16 by PyTorch before the multiply reads it; the fused epilogue rounds it too, and
+    the result matches exactly."""
+    source = (HEAD + "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.V = nn.Linear(32, 8, bias=False, dtype=torch.bfloat16)\n"
+              "        self.U = nn.Linear(8, 32, dtype=torch.bfloat16)\n"
+              "    def forward(self, x0, x):\n        return x0 * self.U(self.V(x)) + x\n\n"
+              "def get_inputs():\n    x0 = torch.randn(256, 32, dtype=torch.bfloat16)\n    return [x0, x0.clone()]\n\n"
+              "def get_init_inputs():\n    return []\n")
+    check(source, atol=0.0, rtol=0.0, trials=3)
