@@ -117,6 +117,8 @@ class Harness:
         }
         if job.platform.runner != "cuda":
             env["TRITON_INTERPRET"] = "1"
+            # The pool runs one evaluation per core.
+            env.update(sandbox.ONE_THREAD)
         else:
             # Compile real kernels even when this worker's own environment asks for the interpreter.
             env["TRITON_INTERPRET"] = "0"

@@ -72,6 +72,8 @@ class Profiler:
         env = {"PYTHONPATH": sandbox.child_pythonpath(), "TRITON_CACHE_DIR": str(cache / "triton")}
         # Set either way: an interpreted kernel on the GPU pool would profile nothing.
         env["TRITON_INTERPRET"] = "0" if gpu else "1"
+        if not gpu:
+            env.update(sandbox.ONE_THREAD)
         limits = sandbox.Limits(timeout_s=timeout_s, memory_mb=self.settings.memory_mb, address_space=not gpu,
                                 max_procs=self.settings.max_procs, gpu=gpu)
         if not gpu:

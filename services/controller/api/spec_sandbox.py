@@ -27,7 +27,7 @@ def main() -> None:
             [sys.executable, "-m", CHILD, spec_file.name, sizes, str(derive_s)],
             scratch=spec_file.parent,
             limits=sandbox.Limits(timeout_s=timeout_s, memory_mb=4096, max_procs=64),
-            env={"PYTHONPATH": sandbox.child_pythonpath(), "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1"},
+            env={"PYTHONPATH": sandbox.child_pythonpath(), "TRITON_INTERPRET": "1", **sandbox.ONE_THREAD},
         )
     except sandbox.IsolationUnavailable as exc:
         print(ProbeReport(unavailable=str(exc)).model_dump_json())

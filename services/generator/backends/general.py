@@ -91,7 +91,7 @@ class GeneralLowering:
                     [sys.executable, "-m", "services.generator.lowering.capture", "request.json"],
                     scratch=work,
                     limits=sandbox.Limits(timeout_s=self.timeout_s, memory_mb=self.memory_mb, max_procs=32),
-                    env={"PYTHONPATH": sandbox.child_pythonpath(), "OMP_NUM_THREADS": "1"},
+                    env={"PYTHONPATH": sandbox.child_pythonpath(), **sandbox.ONE_THREAD},
                     isolation=self.isolation,
                 )
             except sandbox.IsolationUnavailable as exc:

@@ -71,8 +71,7 @@ class TraceWorker:
                     [sys.executable, "-m", "services.generator.tracer", "request.json"],
                     scratch=work,
                     limits=sandbox.Limits(timeout_s=self.timeout_s, memory_mb=self.memory_mb, max_procs=32),
-                    env={"PYTHONPATH": sandbox.child_pythonpath(), "TRITON_INTERPRET": "1",
-                         "OMP_NUM_THREADS": "1"},
+                    env={"PYTHONPATH": sandbox.child_pythonpath(), "TRITON_INTERPRET": "1", **sandbox.ONE_THREAD},
                     isolation=self.isolation,
                 )
             except sandbox.IsolationUnavailable as exc:

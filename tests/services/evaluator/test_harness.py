@@ -185,3 +185,11 @@ def test_a_timer_short_of_gpu_memory_fails_the_evaluator_not_the_candidate() -> 
         raise RuntimeError("CUDA out of memory. Tried to allocate 1024.00 MiB")
     except RuntimeError as exc:
         assert _classify(exc).verdict == "OUT_OF_MEMORY"
+
+
+def test_interpreter_children_run_one_thread_per_library(cpu_harness: Harness) -> None:
+    """The cpu pool runs an evaluation per core: a child whose BLAS or OpenMP started a
+    thread per core as well (and spun waiting for them) made an interpreted 16 x 1024 x 256
+    product 80 times slower on a loaded host."""
+    env = cpu_harness._env(cpu_job(REPO_ROOT / "examples" / "softmax.py", REPO_ROOT / "examples" / "softmax.py"))
+    assert {env[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")} == {"1"}
