@@ -55,6 +55,8 @@ LAYERS = {
     "convT2d_kernel_below_stride": ("nn.ConvTranspose2d(16, 16, 2, stride=3)", (1, 16, 4, 5)),  # phases with no tap
     "convT2d_large_padding": ("nn.ConvTranspose2d(16, 16, 5, stride=2, padding=3, output_padding=1)", (1, 16, 5, 6)),
     "convT2d_float64": ("nn.ConvTranspose2d(16, 16, 3, stride=2).double()", (1, 16, 4, 5)),
+    "convT3d_groups_4_per_group": ("nn.ConvTranspose3d(8, 8, (3, 5, 5), stride=(1, 2, 2), padding=(1, 2, 2), "
+                                   "output_padding=(0, 1, 1), groups=2)", (1, 8, 3, 4, 5)),
 }
 
 
@@ -67,6 +69,17 @@ def test_convolution_layer(name: str) -> None:
     layer, shape = LAYERS[name]
     dtype = ", dtype=torch.float64" if "double" in layer else ""
     check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)}{dtype})"))
+
+
+@pytest.mark.parametrize("name", ["conv2d_groups_reduction", "conv2d_depthwise_multiplier", "convT2d_groups_dilation",
+                                  "conv3d_grouped_strided", "convT3d_groups_4_per_group"])
+def test_direct_convolutions_keep_their_gpu_form(name: str) -> None:
+    """Convolutions with few output channels per group run one lane per output element on
+    the GPU; under the interpreter, from 4 channels per group, the GEMM form runs instead.
+    The GPU's form computes the same."""
+    layer, shape = LAYERS[name]
+    code = check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)})"), form="gpu")
+    assert "XBLOCK=" in code
 
 
 @pytest.mark.parametrize("name", ["conv2d_3x3_no_bias", "conv2d_depthwise", "convT2d_output_padding",
