@@ -310,16 +310,40 @@ def cancel(job_id: str, target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR
 
 
 @app.command(name="eval")
-def eval_(spec: Path, candidate: Path, platform: str = "cpu", as_json: Annotated[bool, typer.Option("--json")] = False
-          ) -> None:
+def eval_(spec: Path, candidate: Path, platform: str = "cpu", as_json: Annotated[bool, typer.Option("--json")] = False,
+          cpu_size: Annotated[list[str] | None, typer.Option(
+              "--cpu-size", help="NAME=VALUE: a size constant's value on the interpreter (cpu) pools; repeat for "
+                                 "several. Default: the spec's cpu_shapes, else sizes derived as submit derives them")
+          ] = None) -> None:
     """Evaluate one candidate against a spec with exactly the checks a job uses (exit 0 only on a pass)."""
-    _source(spec)
+    source = _source(spec)
     _source(candidate)
+    sizes = _sizes(cpu_size or []) or _screening_sizes(source, platform, quiet=as_json)
     args = [sys.executable, "-m", "services.evaluator", "eval", str(spec), str(candidate), "--platform", platform]
+    args += [f"--cpu-size={name}={value}" for name, value in sizes.items()]
     if as_json:
         args.append("--json")
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     raise typer.Exit(subprocess.call(args, env=env))
+
+
+def _screening_sizes(source: str, platform: str, quiet: bool) -> dict[str, int]:
+    """For a platform that screens under the interpreter, the sizes a job would derive at
+    submit for a spec without cpu_shapes (the spec runs in the sandbox, as on submit)."""
+    from kevolve.config import CommonSettings
+    from kevolve.platforms import UnknownPlatform, get_platform
+    from kevolve.specfile import SpecError, check_outline
+    from services.controller.api.specprobe import probe
+
+    try:
+        if get_platform(CommonSettings().kb_dir, platform).runner == "cuda" or check_outline(source).cpu_sizes:
+            return {}
+        sizes = probe(source, {}, timeout_s=60).screening_sizes
+    except (UnknownPlatform, SpecError) as exc:
+        raise _fail(exc) from exc
+    if sizes and not quiet:
+        console.print("screening sizes (derived): " + ", ".join(f"{k}={v}" for k, v in sorted(sizes.items())))
+    return sizes
 
 
 @app.command()

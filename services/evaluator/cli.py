@@ -1,6 +1,6 @@
 """One-shot evaluation: exactly the checks a job uses, on local files, verdict printed.
 
-python -m services.evaluator eval SPEC.py CANDIDATE.py --platform cpu|cuda [--json]
+python -m services.evaluator eval SPEC.py CANDIDATE.py --platform cpu|cuda [--json] [--cpu-size NAME=VALUE ...]
 """
 
 from __future__ import annotations
@@ -43,7 +43,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--atol", type=float, default=0.0)
     p.add_argument("--rtol", type=float, default=0.0)
+    p.add_argument("--cpu-size", action="append", default=[], metavar="NAME=VALUE",
+                   help="a size constant's value on interpreter platforms (repeatable; default: the spec's cpu_shapes)")
     return p
+
+
+def _sizes(pairs: list[str]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if not name.strip() or not value.strip().isdigit() or int(value) <= 0:
+            raise ValueError(f"--cpu-size {pair!r}: expected NAME=POSITIVE_INTEGER")
+        sizes[name.strip()] = int(value)
+    return sizes
 
 
 def _table(console: Console, report: EvaluationReport) -> None:
@@ -99,7 +111,8 @@ def eval_main(argv: list[str]) -> int:
     try:
         platform = get_platform(common.kb_dir, args.platform)
         spec, candidate = args.spec.read_text(), args.candidate.read_text()
-    except (UnknownPlatform, OSError) as exc:
+        cpu_sizes = _sizes(args.cpu_size)
+    except (UnknownPlatform, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if platform.runner != "cuda":
@@ -118,6 +131,7 @@ def eval_main(argv: list[str]) -> int:
                 atol=args.atol,
                 rtol=args.rtol,
                 timeout_s=args.timeout,
+                cpu_sizes=cpu_sizes,
             )
         )
     if args.json:
