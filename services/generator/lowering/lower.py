@@ -126,7 +126,7 @@ class CaseLowerer:
     def realize(self, value: Value, hint: str = "") -> Stored:
         if isinstance(value, Stored):
             return value
-        if isinstance(value, (ReductionValue, ops_heavy.ProductValue)):
+        if isinstance(value, (ReductionValue, ops_heavy.FusedHost)):
             return value.realize()
         out = self.new_buffer(value.shape, value.dtype, hint)
         self.fill(out, value)
@@ -264,14 +264,14 @@ class CaseLowerer:
         return outs
 
 
-def _epilogue_of(value: Value) -> ops_heavy.ProductValue | None:
-    """The matrix product (not yet computed) that ``value`` reads element for element, when
-    it reads exactly one product and only that way."""
+def _epilogue_of(value: Value) -> ops_heavy.FusedHost | None:
+    """The product or convolution (not yet computed) that ``value`` reads element for element,
+    when it reads exactly one and only that way."""
     found = rows.probe_products(value)
     if not found or len({id(p) for p, _ in found}) != 1:
         return None
     product = found[0][0]
-    if product.realized or tuple(product.shape) != tuple(value.shape):
+    if product.realized or not product.fusable or tuple(product.shape) != tuple(value.shape):
         return None
     syms = rows.probe_symbols(value.shape)
     if not all(rows.same_index(index, syms) for _, index in found):

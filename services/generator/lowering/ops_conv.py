@@ -27,8 +27,8 @@ import sympy
 from services.generator.lowering.indexing import Expr, FloorDiv, ModularIndexing, bounds, delinearize, linear
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Unsupported, Value, and_masks
 from services.generator.lowering.kernels import Kernel, ReductionSpec, pow2, reduction_kernel
-from services.generator.lowering.ops_heavy import (GemmBlocks, TileLoad, TileStore, dot_type, gemm, interpreter_blocks,
-                                                  operand, tuned)
+from services.generator.lowering.ops_heavy import (FusedHost, GemmBlocks, TileEpilogue, TileLoad, TileStore, dot_type,
+                                                  gemm, interpreter_blocks, operand, tuned)
 from services.generator.lowering.ops_pointwise import out_meta
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
@@ -143,9 +143,8 @@ def convolution(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any])
                        in_size=tuple(int(s) for s in x.shape[2:]), out_size=tuple(int(s) for s in shape[2:]),
                        kernel=tuple(int(s) for s in w.shape[2:]), stride=_ints(stride, rank),
                        padding=_ints(padding, rank), dilation=_ints(dilation, rank), transposed=transposed)
-    out = b.new_buffer(tuple(shape), dtype, "conv")
-    if out.numel == 0:
-        return Stored(out)
+    if math.prod(int(s) for s in shape) == 0:
+        return Stored(b.new_buffer(tuple(shape), dtype, "conv"))
     if geo.batch * geo.cin == 0 or geo.kvol == 0:
         raise Unsupported("convolution over an empty input or kernel")
     # Every input element is read once per kernel offset and per tile of output channels:
@@ -155,15 +154,17 @@ def convolution(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any])
     strided = geo.transposed and max(geo.stride) > 1 and set(geo.dilation) == {1}
     gemm_form = _subpixel_gemm if strided else _implicit_gemm
     if geo.cout_g >= GEMM_MIN_N and geo.cin_g * geo.kvol >= GEMM_MIN_K:
-        b.emit(gemm_form(b, geo, x, w, bias, out))
-        return Stored(out)
+        # Computed where it is stored: a pointwise epilogue (bias, activation, residual) runs
+        # in the convolution's own kernel.
+        return ConvValue(b, geo, x, w, bias, tuple(shape), dtype, gemm_form)
+    out = b.new_buffer(tuple(shape), dtype, "conv")
     kernel = _direct(b, geo, x, w, bias, out)
     if geo.cout_g >= INTERPRETER_GEMM_MIN_N:
         # Under the interpreter the GEMM form computes each input position once per tile of
         # output channels, the direct form once per output channel, and a strided transposed
         # one skips the taps no output receives: a grouped transposed 3-d convolution with 4
         # channels per group screened in a fraction of the direct form's time.
-        alternative = gemm_form(b, geo, x, w, bias, out)
+        alternative = gemm_form(b, geo, x, w, bias, out, b.kernel_name("conv"))
         if [id(a) for a in alternative.args] == [id(a) for a in kernel.args]:
             kernel.interpreter, kernel.cpu = alternative.interpreter or alternative.writer, alternative.cpu
     b.emit(kernel)
@@ -179,7 +180,7 @@ def _weight_index(geo: ConvGeometry, group: Expr, c: Expr, j: Expr, offsets: Seq
 
 
 def _implicit_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | None,
-                   out: Buffer) -> Kernel:
+                   out: Buffer, name: str, tile: TileEpilogue | None = None) -> Kernel:
     m, n, kdim = geo.batch * geo.out_positions, geo.cout_g, geo.cin_g * geo.kvol
     positions = geo.out_positions
     red_shape = [geo.cin_g, *geo.kernel]
@@ -201,12 +202,15 @@ def _implicit_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Valu
         value = _bias_added(k, bias, channel, acc, mask)
         offset = FloorDiv(mi, positions) * (geo.cout * positions) + channel * positions \
             + ModularIndexing(mi, 1, positions)
+        if tile is not None:
+            n_, *outs = delinearize(mi, [geo.batch, *geo.out_size])
+            value = tile(k, [n_, channel, *outs], value, mask, lambda raw, v: k.store(raw, offset, v, mask))
         k.store(out, offset, value, mask)
 
-    return _launch(b, geo.groups, m, n, kdim, load_a, load_b, store, x, w, out)
+    return _launch(b, name, geo.groups, m, n, kdim, load_a, load_b, store, x, w, out)
 
 
-def _launch(b: Builder, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, load_b: TileLoad,
+def _launch(b: Builder, name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, load_b: TileLoad,
             store: TileStore, x: Value, w: Value, out: Buffer) -> Kernel:
     wide = max(x.numel, w.numel, out.numel) >= 2**31
     mul = dot_type(x.dtype, w.dtype)
@@ -214,7 +218,7 @@ def _launch(b: Builder, batch: int, m: int, n: int, kdim: int, load_a: TileLoad,
     # tiles ran 1.4-2.4x faster than 64 x 64 x 32. Tensor-core (16-bit) products keep a deeper K.
     gpu = tuned(GemmBlocks(128, max(16, min(64, pow2(n))), 16 if mul in ("float32", "float64") else 32, 4), mul)
     cpu = interpreter_blocks(m, n, kdim)
-    return gemm(b.kernel_name("conv"), batch, m, n, kdim, load_a, load_b, store, [out], mul, wide, gpu, cpu)
+    return gemm(name, batch, m, n, kdim, load_a, load_b, store, [out], mul, wide, gpu, cpu)
 
 
 def _bias_added(k: KernelWriter, bias: Value | None, channel: Expr, acc: str, mask: str) -> str:
@@ -224,7 +228,7 @@ def _bias_added(k: KernelWriter, bias: Value | None, channel: Expr, acc: str, ma
 
 
 def _subpixel_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | None,
-                   out: Buffer) -> Kernel:
+                   out: Buffer, name: str, tile: TileEpilogue | None = None) -> Kernel:
     """A strided transposed convolution (dilation 1), one GEMM per output phase.
 
     Output position o = r + s * q of phase r (per dimension, r < s) receives only the kernel
@@ -289,9 +293,13 @@ def _subpixel_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Valu
                  if bounds(e)[1] >= size]
         inside = k.var(" & ".join([mask, *conds]), "bool")
         channel = group * geo.cout_g + jo
-        k.store(out, linear([n_, channel, *o], out.shape), _bias_added(k, bias, channel, acc, inside), inside)
+        offset = linear([n_, channel, *o], out.shape)
+        value = _bias_added(k, bias, channel, acc, inside)
+        if tile is not None:
+            value = tile(k, [n_, channel, *o], value, inside, lambda raw, v: k.store(raw, offset, v, inside))
+        k.store(out, offset, value, inside)
 
-    return _launch(b, geo.groups * phases, m, n, kdim, load_a, load_b, store, x, w, out)
+    return _launch(b, name, geo.groups * phases, m, n, kdim, load_a, load_b, store, x, w, out)
 
 
 def _direct(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | None, out: Buffer) -> Kernel:
@@ -322,4 +330,20 @@ def _direct(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | Non
     return reduction_kernel(b.kernel_name("conv"), out, list(out.shape), [geo.cin_g, *geo.kernel], read, spec)
 
 
-__all__ = ["ConvGeometry", "convolution"]
+class ConvValue(FusedHost):
+    """An implicit-GEMM convolution's result (see ``FusedHost``): a pointwise value reading it
+    element for element (a bias, ReLU, batch norm in eval mode, a residual add) is computed
+    in the convolution's kernel before its one store."""
+
+    kind = "conv"
+
+    def __init__(self, b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | None,
+                 shape: tuple[int, ...], dtype: str, form: Any) -> None:
+        super().__init__(b, shape, dtype)
+        self.geo, self.x, self.w, self.bias, self.form = geo, x, w, bias, form
+
+    def _kernel(self, name: str, out: Buffer, tile: TileEpilogue | None) -> Kernel:
+        return self.form(self.builder, self.geo, self.x, self.w, self.bias, out, name, tile)
+
+
+__all__ = ["ConvGeometry", "ConvValue", "convolution"]

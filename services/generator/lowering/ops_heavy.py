@@ -276,32 +276,36 @@ def rounded(k: KernelWriter, var: str, dtype: str) -> str:
     return var
 
 
-class ProductValue(Value):
-    """A matrix product's result, computed where it is stored: a pointwise value that reads
-    it element for element (bias, activation, scale: an epilogue) is computed in the
-    product's own kernel, so the product never goes to memory and back. Read any other way,
-    it is stored by its own kernel (or, when an epilogue kernel already computes it, by that
-    kernel too: its raw store is switched on instead of computing the product again)."""
+# (kernel, the fused value's index, the product's value there, mask, raw store) -> value to store,
+# where raw store(buffer, value code) writes the raw product at the tile's own offset.
+TileEpilogue = Callable[[KernelWriter, list[Expr], str, str, Callable[[Buffer, str], None]], str]
 
-    def __init__(self, builder: Builder, shape: tuple[int, ...], dtype: str, x: Value, y: Value, batch: int,
-                 m: int, n: int, kdim: int, ai: Callable[[Expr, Expr, Expr], list[Expr]],
-                 bi: Callable[[Expr, Expr, Expr], list[Expr]], epilogue: Epilogue | None) -> None:
+
+class FusedHost(Value):
+    """A product-like result (a matrix product, an implicit-GEMM convolution) computed where it
+    is stored: a pointwise value that reads it element for element (bias, activation, scale:
+    an epilogue) is computed in its own kernel, so the result never goes to memory and back.
+    Read any other way, it is stored by its own kernel (or, when an epilogue kernel already
+    computes it, by that kernel too: its raw store is switched on instead of computing it
+    again). Subclasses write the kernel (``_kernel``)."""
+
+    fusable = True
+    kind = "mm"
+
+    def __init__(self, builder: Builder, shape: tuple[int, ...], dtype: str) -> None:
         self.builder = builder
-        self.shape, self.dtype = shape, dtype
-        self.x, self.y = x, y
-        self.batch, self.m, self.n, self.kdim = batch, m, n, kdim
-        self.ai, self.bi, self.epilogue = ai, bi, epilogue
+        self.shape, self.dtype = tuple(shape), dtype
         self.cost = 0
         self._stored: Stored | None = None
-        self._fused: Kernel | None = None  # the epilogue kernel that computes this product
+        self._fused: Kernel | None = None  # the epilogue kernel that computes this result
         self._raw: Buffer | None = None
+
+    def _kernel(self, name: str, out: Buffer, tile: TileEpilogue | None) -> Kernel:
+        raise NotImplementedError
 
     @property
     def realized(self) -> bool:
         return self._stored is not None or self._fused is not None
-
-    def tile_index(self, z: Expr, i: Expr, j: Expr) -> list[Expr]:
-        return [z, i, j] if self.batch > 1 or len(self.shape) == 3 else [i, j]
 
     def load(self, k: KernelWriter, index: Sequence[Expr], mask: str | None) -> str:
         tile = getattr(k, "product_tile", None)
@@ -316,45 +320,74 @@ class ProductValue(Value):
         if self._stored is not None:
             return self._stored
         if self._fused is not None and self._raw is not None:
-            # The epilogue kernel computes this product already: let it store it as well.
+            # The epilogue kernel computes this result already: let it store it as well.
             for shape in (self._fused.gpu, self._fused.cpu):
                 shape.meta["STORE_RAW"] = 1
             self.builder.keep(self._raw)
             self._stored = Stored(self._raw)
             return self._stored
-        out = self.builder.new_buffer(self.shape, self.dtype, "mm")
-        self.builder.emit(matmul(self.builder, self.builder.kernel_name("mm"), self.x, self.y, out, self.batch,
-                                 self.m, self.n, self.kdim, self.ai, self.bi, self.epilogue))
+        out = self.builder.new_buffer(self.shape, self.dtype, self.kind)
+        self.builder.emit(self._kernel(self.builder.kernel_name(self.kind), out, None))
         self._stored = Stored(out)
         return self._stored
 
     def fuse(self, value: Value, out: Buffer) -> Kernel:
-        """The product's kernel storing ``value`` (which reads this product element for
-        element) into ``out``; the raw product is stored too only if something reads it later."""
+        """The kernel storing ``value`` (which reads this result element for element) into
+        ``out``; the raw result is stored too only if something reads it later."""
         raw = Buffer(f"{out.name}_raw", self.shape, self.dtype)
         rank = len(value.shape)
 
-        def epilogue(k: KernelWriter, idx: list[Expr], acc: str, mask: str) -> str:
-            base = rounded(k, self.epilogue(k, idx, acc, mask) if self.epilogue else acc, self.dtype)
-            store_raw = k.constexpr("STORE_RAW")
+        def tile(k: KernelWriter, index: list[Expr], base: str, mask: str,
+                 store_raw: Callable[[Buffer, str], None]) -> str:
+            base = rounded(k, base, self.dtype)
+            flag = k.constexpr("STORE_RAW")
             # Cast before the branch: a cast writes a line of its own, which inside the branch
             # would sit at the wrong depth (the compiler drops it when STORE_RAW is 0).
             raw_value = k.cast(base, raw.dtype)
-            k.line(f"if {store_raw}:")
-            k.line(f"    tl.store({k.pointer(raw)} + pid_z * {self.m * self.n} + rm * {self.n} + rn, "
-                   f"{raw_value}, mask={mask})")
-            index = self.tile_index(*idx)
+            with k.block(f"if {flag}:"):
+                store_raw(raw, raw_value)
             k.product_tile = (self, index, base)  # type: ignore[attr-defined]
             result = value.load(k, index if rank == len(index) else index[-rank:], mask)
             k.product_tile = None  # type: ignore[attr-defined]
             return result
 
-        kernel = matmul(self.builder, self.builder.kernel_name("mm_epilogue"), self.x, self.y, out, self.batch,
-                        self.m, self.n, self.kdim, self.ai, self.bi, epilogue)
+        kernel = self._kernel(self.builder.kernel_name(f"{self.kind}_epilogue"), out, tile)
         for shape in (kernel.gpu, kernel.cpu):
             shape.meta["STORE_RAW"] = 0
         self._fused, self._raw = kernel, raw
         return kernel
+
+
+class ProductValue(FusedHost):
+    """A matrix product's result (see ``FusedHost``)."""
+
+    def __init__(self, builder: Builder, shape: tuple[int, ...], dtype: str, x: Value, y: Value, batch: int,
+                 m: int, n: int, kdim: int, ai: Callable[[Expr, Expr, Expr], list[Expr]],
+                 bi: Callable[[Expr, Expr, Expr], list[Expr]], epilogue: Epilogue | None) -> None:
+        super().__init__(builder, shape, dtype)
+        self.x, self.y = x, y
+        self.batch, self.m, self.n, self.kdim = batch, m, n, kdim
+        self.ai, self.bi, self.epilogue = ai, bi, epilogue
+
+    def tile_index(self, z: Expr, i: Expr, j: Expr) -> list[Expr]:
+        return [z, i, j] if self.batch > 1 or len(self.shape) == 3 else [i, j]
+
+    def _kernel(self, name: str, out: Buffer, tile: TileEpilogue | None) -> Kernel:
+        if tile is None:
+            return matmul(self.builder, name, self.x, self.y, out, self.batch, self.m, self.n, self.kdim,
+                          self.ai, self.bi, self.epilogue)
+
+        def epilogue(k: KernelWriter, idx: list[Expr], acc: str, mask: str) -> str:
+            base = self.epilogue(k, idx, acc, mask) if self.epilogue else acc
+
+            def store_raw(raw: Buffer, value: str) -> None:
+                k.line(f"tl.store({k.pointer(raw)} + pid_z * {self.m * self.n} + rm * {self.n} + rn, "
+                       f"{value}, mask={mask})")
+
+            return tile(k, self.tile_index(*idx), base, mask, store_raw)
+
+        return matmul(self.builder, name, self.x, self.y, out, self.batch, self.m, self.n, self.kdim,
+                      self.ai, self.bi, epilogue)
 
 
 def _addmm_epilogue(bias: Any, beta: Any, alpha: Any, mn: tuple[int, int]) -> Epilogue:

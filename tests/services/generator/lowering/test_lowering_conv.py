@@ -161,3 +161,13 @@ return torch.relu(y + self.down(x))
 def test_small_network(name: str) -> None:
     init, forward, inputs = NETWORKS[name]
     check(spec(init + BN_INIT, forward, inputs), atol=2e-4, rtol=2e-4)
+
+
+@pytest.mark.parametrize("form", ["interpreter", "gpu"])
+def test_pointwise_work_after_a_convolution_runs_in_its_kernel(form: str) -> None:
+    """Batch norm (eval mode), a residual add and ReLU after an implicit-GEMM convolution are
+    computed before its one store: one convolution kernel, no stored convolution output."""
+    init = "self.conv = nn.Conv2d(16, 32, 3, padding=1)\nself.bn = nn.BatchNorm2d(32)"
+    code = check(spec(init, "return torch.relu(self.bn(self.conv(x)) + rest[0])",
+                      "torch.randn(2, 16, 9, 11), torch.randn(2, 32, 9, 11)"), form=form)
+    assert code.count("_conv_epilogue") >= 2 and "_pointwise(" not in code.split("class ModelNew")[1]
