@@ -490,6 +490,10 @@ def test_a_template_candidate_keeps_only_the_imports_its_copied_init_reads() -> 
     assert "import math" in parts.imports and "import torch\n" in parts.imports
     assert "import torch.nn as nn" in parts.imports
     assert "functional" not in parts.imports and "tnn" not in parts.imports
+    # One statement importing several modules: each kept or left out on its own.
+    combined = spec_parts(source.replace("import math\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n",
+                                         "import math, torch, torch.nn as nn, torch.nn.functional as F\n"))
+    assert "import torch.nn as nn" in combined.imports and "functional" not in combined.imports
 
 
 async def test_capitalised_forward_arguments_reach_the_template_candidate(backend: OfflineBackend,

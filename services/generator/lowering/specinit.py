@@ -93,10 +93,14 @@ def spec_init(source: str) -> SpecInit:
     dropped: set[str] = set()
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            if getattr(node, "level", 0) == 0 and all(m in CANDIDATE_IMPORTS for m in _module_names(node)):
-                kept_imports.append(ast.unparse(node))
-            else:
-                dropped.update(_bound_names(node))
+            # One statement may import several modules (``import torch, torch.nn as nn,
+            # torch.nn.functional as F``): each is kept or dropped on its own.
+            parts = [ast.Import(names=[alias]) for alias in node.names] if isinstance(node, ast.Import) else [node]
+            for part in parts:
+                if getattr(part, "level", 0) == 0 and all(m in CANDIDATE_IMPORTS for m in _module_names(part)):
+                    kept_imports.append(ast.unparse(part))
+                else:
+                    dropped.update(_bound_names(part))
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     model = next((c for c in classes if c.name == "Model"), None)
     if model is None:

@@ -35,7 +35,14 @@ def _needed(node: ast.Import | ast.ImportFrom, used: set[str]) -> bool:
 
 def spec_parts(source: str) -> SpecParts:
     tree = ast.parse(source)
-    import_nodes = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    # One statement may import several modules (``import torch, torch.nn.functional as F``):
+    # each is kept or left out on its own.
+    import_nodes: list[ast.Import | ast.ImportFrom] = []
+    for n in tree.body:
+        if isinstance(n, ast.Import):
+            import_nodes.extend(ast.Import(names=[alias]) for alias in n.names)
+        elif isinstance(n, ast.ImportFrom):
+            import_nodes.append(n)
     imports = [ast.unparse(n) for n in import_nodes]
     model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
     if model is None:

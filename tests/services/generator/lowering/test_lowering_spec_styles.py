@@ -190,3 +190,31 @@ def get_init_inputs():
         torch.testing.assert_close(new(x), ref(x))
     with pytest.raises(ValueError, match="out_features"):
         cand.ModelNew(8, 10)
+
+
+def test_one_import_statement_of_several_modules_keeps_the_allowed_ones() -> None:
+    """``import torch, torch.nn as nn, torch.nn.functional as F``: the program keeps torch and
+    nn (its constructors need nn) and leaves F out (a candidate may not import it); dropping
+    the whole statement lost nn."""
+    source = '''
+import math, torch, torch.nn as nn, torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(12, 6)
+
+    def forward(self, x):
+        return F.gelu(self.fc(x)) * math.pi
+
+
+def get_inputs():
+    return [torch.randn(5, 12)]
+
+
+def get_init_inputs():
+    return []
+'''
+    code = check(source)
+    assert "import torch.nn as nn" in code and "functional" not in code.split("@triton.jit")[0]
