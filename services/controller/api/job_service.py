@@ -286,7 +286,8 @@ class JobService(service_pb2_grpc.JobServiceServicer):
     async def ExportJob(self, request: service_pb2.ExportJobRequest,
                         context: grpc.aio.ServicerContext) -> service_pb2.ExportJobResponse:
         job, nodes = await self._job_nodes(request.job_id, context)
-        result = await self._render(context, export_job, job, nodes, self.store)
+        device = "cuda" if get_platform(self.kb_dir, job.platform).runner == "cuda" else "cpu"
+        result = await self._render(context, export_job, job, nodes, self.store, device)
         return service_pb2.ExportJobResponse(module_source=result.source, kernels=result.kernels,
                                              fallbacks=result.fallbacks)
 

@@ -78,8 +78,11 @@ def source_literal(source: str) -> str:
 
 
 def render_export(spec_source: str, cases: list[ExportCase], candidates: list[ExportCandidate],
-                  job_id: str = "") -> str:
-    """The module's source. Only candidates chosen for some case are embedded."""
+                  job_id: str = "", device: str = "cuda") -> str:
+    """The module's source. Only candidates chosen for some case are embedded; they run only
+    on ``device`` (where they were verified), the reference everywhere else."""
+    if device not in ("cuda", "cpu"):
+        raise ValueError(f"export device must be 'cuda' or 'cpu', not {device!r}")
     if not cases:
         raise ValueError("export needs at least one test case (the spec's own shapes)")
     choices = choose_per_case(cases, candidates)
@@ -91,7 +94,7 @@ def render_export(spec_source: str, cases: list[ExportCase], candidates: list[Ex
     # The table goes into the module's docstring: keep user-named cases from closing it.
     table = [c.describe().replace("\\", "/").replace('"', "'") for c in choices]
     return env.get_template("export_module.py.j2").render(
-        job_id=job_id.replace('"', "'"), table=table, spec_source=source_literal(spec_source),
+        job_id=job_id.replace('"', "'"), table=table, spec_source=source_literal(spec_source), device=device,
         candidates="{\n" + "".join(f"    {n!r}: {source_literal(src)},\n" for n, src in code.items()) + "}",
         cases=repr([(c.case, sizes[c.case], c.node_id) for c in choices]))
 
@@ -113,8 +116,8 @@ class ExportResult:
 
 
 def build_export(spec_source: str, cases: list[ExportCase], candidates: list[ExportCandidate],
-                 job_id: str = "") -> ExportResult:
-    source = render_export(spec_source, cases, candidates, job_id)
+                 job_id: str = "", device: str = "cuda") -> ExportResult:
+    source = render_export(spec_source, cases, candidates, job_id, device)
     return ExportResult(source, choose_per_case(cases, candidates))
 
 
@@ -134,7 +137,7 @@ def cases_from_reports(reports: Sequence[EvaluationReport | Mapping[str, Any]]) 
 
 
 def export_module(path: Path, spec_source: str, cases: list[ExportCase], candidates: list[ExportCandidate],
-                  job_id: str = "") -> list[Choice]:
+                  job_id: str = "", device: str = "cuda") -> list[Choice]:
     """Write the module to ``path``; return the per-case choices (for the CLI to print)."""
-    path.write_text(render_export(spec_source, cases, candidates, job_id))
+    path.write_text(render_export(spec_source, cases, candidates, job_id, device))
     return choose_per_case(cases, candidates)

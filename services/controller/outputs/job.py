@@ -31,7 +31,9 @@ def _report(store: ObjectStore, key: str) -> EvaluationReport | None:
         return None
 
 
-def export_job(job: JobRow, nodes: list[NodeRow], store: ObjectStore) -> ExportResult:
+def export_job(job: JobRow, nodes: list[NodeRow], store: ObjectStore, device: str = "cuda") -> ExportResult:
+    """``device``: where the job's kernels were verified ("cuda", or "cpu" for kernels checked
+    under Triton's interpreter); the export runs them there only."""
     passing = [n for n in nodes if _eligible(n) and n.code_key]
     # Highest fitness first so ties between equal kernels go to the better-ranked node.
     passing.sort(key=lambda n: (-n.fitness, n.seq))
@@ -43,7 +45,7 @@ def export_job(job: JobRow, nodes: list[NodeRow], store: ObjectStore) -> ExportR
         for n in passing
     ]
     spec_source = store.get(job.spec_source_key).decode("utf-8", "replace")
-    return build_export(spec_source, cases, candidates, job_id=job.id)
+    return build_export(spec_source, cases, candidates, job_id=job.id, device=device)
 
 
 def report_job(job: JobRow, nodes: list[NodeRow], store: ObjectStore) -> str:

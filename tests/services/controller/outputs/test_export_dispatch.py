@@ -130,7 +130,7 @@ def test_choices_skip_unverified_and_keep_reference_where_nothing_wins() -> None
 
 def test_exported_module_dispatches_per_shape_and_matches_reference(tmp_path: Path) -> None:
     out = tmp_path / "exported.py"
-    export_module(out, SPEC, CASES, CANDS, job_id="job-1")
+    export_module(out, SPEC, CASES, CANDS, job_id="job-1", device="cpu")  # verified under the interpreter
     text = out.read_text()
     assert "never embedded" not in text and "default: row/2 (1.90x)" in text
     assert "tall: reference (best kernel only 1.00x)" in text
@@ -168,3 +168,25 @@ def test_cases_come_from_evaluation_reports_and_counts_match_the_api() -> None:
     result = build_export(SPEC, cases, CANDS)
     assert (result.kernels, result.fallbacks) == (2, 1)
     assert "tall: reference" in result.source
+
+
+def test_other_constructor_arguments_and_other_devices_run_the_reference(tmp_path: Path) -> None:
+    """A kernel verified for Model(2.0) on one device never serves ModelNew(0.5) (it would have
+    scaled by 2.0), nor tensors on a device it was not verified on (a CUDA-verified kernel
+    given CPU tensors crashed in Triton): the reference computes those, and the header says so."""
+    cpu_out, cuda_out = tmp_path / "cpu_export.py", tmp_path / "cuda_export.py"
+    export_module(cpu_out, SPEC, CASES, CANDS, device="cpu")
+    export_module(cuda_out, SPEC, CASES, CANDS, device="cuda")
+    assert "constructor arguments of that case" in cpu_out.read_text()
+    mod = _import(cpu_out)
+    row = mod._modules["row/2"]
+    x = torch.randn(4, 64)
+    other = mod.ModelNew(0.5)
+    torch.testing.assert_close(other(x), torch.relu(x) * 0.5)
+    assert row.CALLS == [] and mod.choose(x) == "row/2"
+    torch.testing.assert_close(mod.ModelNew(2.0)(x), torch.relu(x) * 2.0)
+    assert row.CALLS == [(4, 64)]
+    gpu_mod = _import(cuda_out)
+    gpu_row = gpu_mod._modules["row/2"]
+    torch.testing.assert_close(gpu_mod.ModelNew(2.0)(x), torch.relu(x) * 2.0)  # CPU tensors: the reference
+    assert gpu_row.CALLS == [] and "verified on: cuda" in cuda_out.read_text()
