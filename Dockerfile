@@ -26,11 +26,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     TRITON_CACHE_DIR=/tmp/triton \
     HOME=/tmp
-# bubblewrap contains generated kernels in the evaluator and profiler; graphviz draws
-# search trees in controller reports. Pinned by the base image's Debian release.
+# bubblewrap contains generated kernels in the evaluator and profiler. Pinned by the base
+# image's Debian release.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap graphviz \
+ && apt-get install -y --no-install-recommends bubblewrap \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 10001 kevolve \
  && useradd --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin kevolve

@@ -50,7 +50,8 @@ def export_job(job: JobRow, nodes: list[NodeRow], store: ObjectStore, device: st
 
 def report_job(job: JobRow, nodes: list[NodeRow], store: ObjectStore) -> str:
     report_nodes = [ReportNode(node_id=n.id, parent_id=n.parent_id or "", verdict=n.verdict, fitness=n.fitness,
-                               created_at=n.created_at, summary=(n.reason or "")[:200]) for n in nodes]
+                               created_at=n.created_at, summary=(n.reason or "")[:200], model=n.usage_model or "",
+                               tokens=(n.prompt_tokens or 0) + (n.completion_tokens or 0)) for n in nodes]
     best = next((n for n in nodes if n.id == job.best_node_id), None)
     cases = []
     if best is not None:
@@ -61,5 +62,6 @@ def report_job(job: JobRow, nodes: list[NodeRow], store: ObjectStore) -> str:
     data = ReportData(job_id=job.id, spec_name=job.spec_name, platform=job.platform, policy=policy,
                       end_reason=job.end_reason or "", created_at=job.created_at, nodes=report_nodes,
                       best_path=path_to(report_nodes, job.best_node_id) if job.best_node_id else [],
-                      cases=cases, best_code=best_code)
+                      cases=cases, best_code=best_code, prompt_tokens=job.prompt_tokens or 0,
+                      completion_tokens=job.completion_tokens or 0, cost_usd=job.cost_usd or 0.0)
     return render_report(data)

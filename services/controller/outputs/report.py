@@ -7,11 +7,9 @@ file with everything inline (SVG, CSS), so it can be mailed or attached to a tic
 from __future__ import annotations
 
 import html
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import graphviz
 import jinja2
 from markupsafe import Markup
 
@@ -34,7 +32,9 @@ class ReportNode:
     verdict: int | str          # common_pb2.Verdict value or name
     fitness: float
     created_at: float           # unix seconds
-    summary: str = ""           # one line shown as the node's tooltip
+    summary: str = ""           # one line shown as the node's tooltip: why it failed, its tunables
+    model: str = ""             # the LLM that wrote it ("" for the offline generator)
+    tokens: int = 0             # prompt + completion tokens its generation took
 
     @property
     def verdict_name(self) -> str:
@@ -64,35 +64,106 @@ class ReportData:
     best_path: list[str]         # node ids from a root to the best node
     cases: list[CaseSpeedup] = field(default_factory=list)
     best_code: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
 
 
-def _short(node_id: str) -> str:
-    return node_id[:8]
+def failure_reasons(nodes: list[ReportNode], per_verdict: int = 3) -> list[tuple[str, int, str]]:
+    """(verdict, count, reason) of the failed candidates: each verdict's most frequent reasons."""
+    counts: dict[tuple[str, str], int] = {}
+    for n in nodes:
+        if n.verdict_name in ("PASSED", "SUSPICIOUS", "VERDICT_UNSPECIFIED"):
+            continue
+        key = (n.verdict_name, n.summary.strip() or "(no reason recorded)")
+        counts[key] = counts.get(key, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
+    out: list[tuple[str, int, str]] = []
+    for (verdict, reason), count in ranked:
+        if sum(1 for v, _, _ in out if v == verdict) < per_verdict:
+            out.append((verdict, count, reason))
+    return out
 
 
-def tree_svg(data: ReportData) -> str:
-    """The search graph drawn by graphviz's dot: colour = verdict, size = fitness."""
-    if shutil.which("dot") is None:
-        return ('<p class="warn">The search tree needs Graphviz\'s <code>dot</code> program '
-                '(Debian: <code>apt-get install graphviz</code>).</p>')
+def models_used(nodes: list[ReportNode]) -> list[tuple[str, int, int]]:
+    """(model, candidates, tokens) per generator model, the offline generator as "offline"."""
+    seen: dict[str, list[int]] = {}
+    for n in nodes:
+        entry = seen.setdefault(n.model or "offline", [0, 0])
+        entry[0] += 1
+        entry[1] += n.tokens
+    return [(m, c, t) for m, (c, t) in sorted(seen.items())]
+
+
+def node_label(node_id: str, job_id: str) -> str:
+    """A node's name within its job: node ids start with the job's id, which every node shares
+    (cut to 8 characters, all of them read alike)."""
+    for sep in ("-", ":", "/", "."):
+        if job_id and node_id.startswith(job_id + sep):
+            return node_id[len(job_id) + 1:]
+    return node_id
+
+
+def tree_svg(data: ReportData, dx: int = 78, dy: int = 64) -> str:
+    """The search graph as an inline SVG (a tidy tree: leaves side by side in search order,
+    each parent over its children): colour = verdict, size = fitness, blue = the path to the
+    best kernel. Drawn here, so the report needs no Graphviz."""
+    if not data.nodes:
+        return "<p>No candidates.</p>"
+    known = {n.node_id for n in data.nodes}
+    children: dict[str, list[ReportNode]] = {}
+    for n in data.nodes:
+        children.setdefault(n.parent_id if n.parent_id in known else "", []).append(n)
+    pos: dict[str, tuple[float, int]] = {}
+    next_leaf = [0.0]
+
+    def place(node_id: str, depth: int) -> float:
+        kids = children.get(node_id, [])
+        if not kids:
+            x = next_leaf[0]
+            next_leaf[0] += 1
+        else:
+            xs = [place(k.node_id, depth + 1) for k in kids]
+            x = (xs[0] + xs[-1]) / 2
+        pos[node_id] = (x, depth)
+        return x
+
+    place("", 0)
     on_path = set(data.best_path)
     best = max((n.fitness for n in data.nodes), default=0.0) or 1.0
-    dot = graphviz.Digraph(graph_attr={"rankdir": "TB", "bgcolor": "transparent"},
-                           node_attr={"style": "filled", "fontname": "Helvetica", "fontsize": "10"})
-    dot.node("spec", "spec", shape="box", fillcolor="#e3f2fd")
+    depth = max(d for _, d in pos.values())
+    width, height = int(max(next_leaf[0], 1) * dx), int(depth * dy + dy)
+
+    def xy(node_id: str) -> tuple[float, float]:
+        x, d = pos[node_id]
+        return dx / 2 + x * dx, dy / 2 + d * dy
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" class="tree-svg">']
+    for n in data.nodes:  # edges first, nodes over them
+        parent = n.parent_id if n.parent_id in known else ""
+        on = n.node_id in on_path and (parent == "" or parent in on_path)
+        (x1, y1), (x2, y2) = xy(parent), xy(n.node_id)
+        parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+                     f'stroke="{"#1565c0" if on else "#888888"}" stroke-width="{3 if on else 1}"/>')
+    x0, y0 = xy("")
+    parts.append(f'<rect x="{x0 - 20:.1f}" y="{y0 - 11:.1f}" width="40" height="22" fill="#e3f2fd" stroke="#333"/>'
+                 f'<text x="{x0:.1f}" y="{y0 + 4:.1f}" text-anchor="middle" font-size="11">spec</text>')
     for n in data.nodes:
+        x, y = xy(n.node_id)
         scale = 0.55 + 0.9 * max(n.fitness, 0.0) / best
-        label = f"{_short(n.node_id)}\n{n.fitness:.2f}x" if n.fitness else _short(n.node_id)
-        dot.node(n.node_id, label, shape="ellipse", fillcolor=VERDICT_COLOURS.get(n.verdict_name, "#e0e0e0"),
-                 width=f"{scale:.2f}", height=f"{scale * 0.6:.2f}", fixedsize="true",
-                 tooltip=f"{n.node_id} {n.verdict_name} {n.summary}".strip(),
-                 penwidth="3" if n.node_id in on_path else "1",
-                 color="#1565c0" if n.node_id in on_path else "#333333")
-        parent = n.parent_id if n.parent_id and any(m.node_id == n.parent_id for m in data.nodes) else "spec"
-        on = n.node_id in on_path and (parent == "spec" or parent in on_path)
-        dot.edge(parent, n.node_id, color="#1565c0" if on else "#888888", penwidth="3" if on else "1")
-    svg = dot.pipe(format="svg").decode()
-    return svg[svg.index("<svg"):]  # drop the XML prolog and doctype: the SVG is inlined in HTML
+        rx, ry = 24 * scale, 14 * scale
+        on = n.node_id in on_path
+        label = node_label(n.node_id, data.job_id)
+        tip = html.escape(f"{n.node_id} {n.verdict_name} {n.fitness:.2f}x {n.summary}".strip())
+        parts.append(f'<g><title>{tip}</title>'
+                     f'<ellipse cx="{x:.1f}" cy="{y:.1f}" rx="{rx:.1f}" ry="{ry:.1f}" '
+                     f'fill="{VERDICT_COLOURS.get(n.verdict_name, "#e0e0e0")}" '
+                     f'stroke="{"#1565c0" if on else "#333333"}" stroke-width="{3 if on else 1}"/>'
+                     f'<text x="{x:.1f}" y="{y - 1:.1f}" text-anchor="middle" font-size="10">{html.escape(label)}</text>'
+                     + (f'<text x="{x:.1f}" y="{y + 10:.1f}" text-anchor="middle" font-size="9">{n.fitness:.2f}x</text>'
+                        if n.fitness else "") + "</g>")
+    parts.append("</svg>")
+    return "".join(parts)
 
 
 def fitness_svg(data: ReportData, width: int = 720, height: int = 260) -> str:
@@ -122,7 +193,7 @@ def fitness_svg(data: ReportData, width: int = 720, height: int = 260) -> str:
     for i in range(5):
         t = t_max * i / 4
         parts.append(f'<text x="{x(t):.1f}" y="{height - bottom + 16}" text-anchor="middle" '
-                     f'font-size="11">{t:.0f}s</text>')
+                     f'font-size="11">{_seconds(t, t_max)}</text>')
     best, steps = 0.0, []
     for t, f, _ in pts:
         if f > best:
@@ -141,6 +212,13 @@ def fitness_svg(data: ReportData, width: int = 720, height: int = 260) -> str:
     parts.append(f'<text x="12" y="{mid}" font-size="12" text-anchor="middle" '
                  f'transform="rotate(-90 12 {mid})">fitness (speedup)</text></svg>')
     return "".join(parts)
+
+
+def _seconds(t: float, span: float) -> str:
+    """A time tick with as many decimals as the axis's span needs (a short job's ticks all
+    read 0s otherwise)."""
+    decimals = 0 if span >= 8 else 1 if span >= 0.8 else 2
+    return f"{t:.{decimals}f}s"
 
 
 def code_html(code: str) -> tuple[str, str]:
@@ -165,7 +243,9 @@ def render_report(data: ReportData) -> str:
     return env.get_template("report.html.j2").render(
         d=data, tree=_markup(tree_svg(data)),
         plot=_markup(fitness_svg(data)), code=_markup(code), code_css=_markup(code_css),
-        by_verdict=sorted(by_verdict.items()), colours=VERDICT_COLOURS, best=best)
+        by_verdict=sorted(by_verdict.items()), colours=VERDICT_COLOURS, best=best,
+        failures=failure_reasons(data.nodes), models=models_used(data.nodes),
+        best_label=node_label(best.node_id, data.job_id) if best else "")
 
 
 def _markup(text: str) -> Markup:
