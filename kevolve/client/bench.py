@@ -23,6 +23,7 @@ import grpc
 import typer
 
 from kevolve import specfile
+from kevolve.client.cli_common import DEFAULT_RUN_DIR
 from kevolve.client.benchreport import (BenchResult, CaseTiming, SpecResult, load_isolated_baselines,
                                         measure_copy_bandwidth_gbs, measurement_settings, write_report)
 from kevolve.reports import EvaluationReport
@@ -33,7 +34,6 @@ POLICIES = {"greedy": job_pb2.GREEDY, "mcts": job_pb2.MCTS, "evolutionary": job_
 TERMINAL = {job_pb2.SUCCEEDED, job_pb2.FAILED, job_pb2.CANCELLED}
 TERMINAL_NAMES = {job_pb2.JobState.Name(state) for state in TERMINAL}
 _module_ids = itertools.count()
-DEFAULT_RUN_DIR = Path(".kevolve")
 
 
 class JobApi(Protocol):

@@ -85,8 +85,8 @@ class JobClient:
         return self.submit_source(spec_path.stem, read_source(spec_path), platform, config)
 
     def submit_source(self, name: str, source: str, platform: str, config: job_pb2.JobConfig,
-                      cpu_sizes: dict[str, int] | None = None) -> job_pb2.Job:
-        spec = job_pb2.KernelSpec(name=name, source=source, cpu_sizes=cpu_sizes or {})
+                      cpu_sizes: dict[str, int] | None = None, atol: float = 0.0, rtol: float = 0.0) -> job_pb2.Job:
+        spec = job_pb2.KernelSpec(name=name, source=source, cpu_sizes=cpu_sizes or {}, atol=atol, rtol=rtol)
         request = service_pb2.SubmitJobRequest(spec=spec, platform=platform, config=config)
         return self._call("SubmitJob", request, SUBMIT_TIMEOUT_S).job  # type: ignore[attr-defined,no-any-return]
 
@@ -99,6 +99,13 @@ class JobClient:
     def candidates(self, job_id: str) -> list[job_pb2.Candidate]:
         reply = self._call("ListCandidates", service_pb2.ListCandidatesRequest(job_id=job_id))
         return list(reply.candidates)  # type: ignore[attr-defined]
+
+    def list_jobs(self, limit: int = 0) -> list[job_pb2.Job]:
+        return list(self._call("ListJobs", service_pb2.ListJobsRequest(limit=limit)).jobs)  # type: ignore[attr-defined]
+
+    def approve(self, job_id: str, node_id: str) -> job_pb2.Candidate:
+        request = service_pb2.ApproveCandidateRequest(job_id=job_id, node_id=node_id)
+        return self._call("ApproveCandidate", request).candidate  # type: ignore[attr-defined,no-any-return]
 
     def best(self, job_id: str) -> service_pb2.GetBestKernelResponse:
         return self._call("GetBestKernel", service_pb2.GetBestKernelRequest(job_id=job_id))  # type: ignore[return-value]
