@@ -62,6 +62,18 @@ CONSUMER_ACK_PENDING = Gauge(
 
 
 @dataclass(frozen=True)
+class ConsumerState:
+    pending: int        # messages not yet delivered to any replica
+    waiting_pulls: int  # replicas asking for work right now
+    in_progress: int    # delivered, not yet acked
+
+    @property
+    def stalled(self) -> bool:
+        """Work waits and no replica takes or holds any: nothing serves the subject now."""
+        return self.pending > 0 and self.waiting_pulls == 0 and self.in_progress == 0
+
+
+@dataclass(frozen=True)
 class Delivery:
     """What a handler knows about the delivery it is handling."""
 
@@ -107,6 +119,36 @@ class Bus:
             await self.js.add_stream(config)
         except BadRequestError:
             await self.js.update_stream(config)
+
+    def consumer_config(self, subject: str) -> ConsumerConfig:
+        """The one durable consumer of a work subject, as every replica of its service (and the
+        controller, creating it ahead of them) declares it."""
+        return ConsumerConfig(
+            durable_name=subjects.durable_name(subject),
+            ack_policy=AckPolicy.EXPLICIT,
+            deliver_policy=DeliverPolicy.ALL,
+            ack_wait=self.settings.ack_wait_s,
+            max_deliver=self.settings.max_deliver,
+            filter_subject=subject,
+            max_ack_pending=1000,
+        )
+
+    async def ensure_consumer(self, subject: str) -> None:
+        """Create the subject's durable consumer if no replica of its service has yet: a pool
+        scaled to zero is then scaled up by the lag of a consumer that exists."""
+        try:
+            await self.js.consumer_info(subjects.STREAM, subjects.durable_name(subject))
+        except NotFoundError:
+            await self.js.add_consumer(subjects.STREAM, self.consumer_config(subject))
+
+    async def consumer_state(self, subject: str) -> ConsumerState | None:
+        """Work waiting on a subject and who is taking it; None when it has no consumer."""
+        try:
+            info = await self.js.consumer_info(subjects.STREAM, subjects.durable_name(subject))
+        except NotFoundError:
+            return None
+        return ConsumerState(pending=info.num_pending or 0, waiting_pulls=info.num_waiting or 0,
+                             in_progress=info.num_ack_pending or 0)
 
     async def publish(self, subject: str, message: Message, msg_id: str | None = None) -> None:
         """Publish to JetStream and wait for the server's ack; ``msg_id`` de-duplicates retries.
@@ -175,18 +217,8 @@ class WorkConsumer(Generic[M]):
         self.in_flight = 0
 
     async def subscribe(self) -> JetStreamContext.PullSubscription:
-        settings = self.bus.settings
-        config = ConsumerConfig(
-            durable_name=self.durable,
-            ack_policy=AckPolicy.EXPLICIT,
-            deliver_policy=DeliverPolicy.ALL,
-            ack_wait=settings.ack_wait_s,
-            max_deliver=settings.max_deliver,
-            filter_subject=self.subject,
-            max_ack_pending=1000,
-        )
         return await self.bus.js.pull_subscribe(
-            self.subject, durable=self.durable, stream=subjects.STREAM, config=config
+            self.subject, durable=self.durable, stream=subjects.STREAM, config=self.bus.consumer_config(self.subject)
         )
 
     async def run(self, stop: asyncio.Event) -> None:

@@ -68,6 +68,10 @@ class ControllerSettings(BaseSettings):
     siblings: int = Field(4, ge=0, le=64, description="siblings summarized per expansion")
     ancestors: int = Field(6, ge=0, le=64, description="ancestors summarized per expansion")
     health_interval_s: float = Field(1.0, gt=0, le=60)
+    # A job whose evaluations wait this long with nothing pulling them (no pool of its
+    # platform running) ends, naming the pool; a GPU pool scaled to zero needs time to start.
+    pool_wait_s: float = Field(600.0, gt=0, le=86_400,
+                               description="seconds work may wait for an evaluator pool that takes none")
     confirm_best: bool = Field(
         True, description="on platforms that measure speed, time a would-be new best once more and keep "
         "the second measurement (the best of N noisy timings is biased upward)"

@@ -23,6 +23,12 @@ OVERLAYS = ("dev", "prod")  # as rendered by tests/deploy/conftest.py
 
 # Oldest Kubernetes we support: grpc probes are GA since 1.27; keep a margin.
 KUBE_VERSION = "1.30.0"
+def render_overlay(name: str) -> list[Obj]:
+    from conftest import K8S, render
+
+    return render(K8S / name)
+
+
 # Custom resources that kubernetes-validate has no schema for; checked by hand below.
 CRD_KINDS = {("keda.sh/v1alpha1", "ScaledObject")}
 SERVICES = ("controller", "retriever", "generator", "evaluator", "profiler")
@@ -188,7 +194,9 @@ def test_each_autoscaled_pool_scales_on_its_own_jetstream_consumer(rendered: dic
         spec = obj["spec"]
         target = deployments[spec["scaleTargetRef"]["name"]]  # KeyError: scales nothing
         targets.add(target["metadata"]["name"])
-        assert 1 <= spec["minReplicaCount"] <= spec["maxReplicaCount"]
+        # Idle pools hold no pod (and no GPU): the controller creates their consumers, so KEDA
+        # sees the lag that wakes them.
+        assert spec["minReplicaCount"] == 0 < spec["maxReplicaCount"]
         (trigger,) = spec["triggers"]
         meta = trigger["metadata"]
         assert trigger["type"] == "nats-jetstream"
@@ -288,3 +296,64 @@ def test_monitoring_bundles_render_to_valid_configmaps_with_the_files(folder: st
     kubernetes_validate.validate(configmap, KUBE_VERSION, strict=True)
     for name in files:
         assert configmap["data"][name] == (REPO_ROOT / "deploy" / folder / name).read_text()
+
+
+SANDBOX_COMPONENTS = {"generator", "evaluator", "profiler"}  # they run user code in bubblewrap
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_pods_get_no_api_token_and_a_syscall_filter(rendered: dict[str, list[Obj]], overlay: str) -> None:
+    """No pod mounts a service-account token; every one runs under a seccomp profile: the
+    runtime's default, or (pods that build bubblewrap sandboxes) the shipped profile that
+    allows namespaces and refuses module loading, bpf, ptrace and the like."""
+    import json
+
+    profile = json.loads((REPO_ROOT / "deploy" / "k8s" / "seccomp" / "kevolve-sandbox.json").read_text())
+    refused = {name for rule in profile["syscalls"] for name in rule["names"]}
+    assert {"init_module", "kexec_load", "bpf", "ptrace", "open_by_handle_at", "keyctl"} <= refused
+    assert not refused & {"clone", "clone3", "unshare", "mount", "pivot_root", "ioctl"}  # bubblewrap and CUDA need these
+    pods = [o for o in rendered[overlay] if o["kind"] in ("Deployment", "StatefulSet")
+            and o["metadata"]["labels"].get("app.kubernetes.io/part-of") == "kevolve"]
+    assert pods
+    for pod in pods:
+        spec = pod["spec"]["template"]["spec"]
+        assert spec.get("automountServiceAccountToken") is False, pod["metadata"]["name"]
+        seccomp = spec["securityContext"]["seccompProfile"]
+        component = pod["spec"]["template"]["metadata"]["labels"].get("app.kubernetes.io/component")
+        if component in SANDBOX_COMPONENTS:
+            assert seccomp == {"type": "Localhost", "localhostProfile": "kevolve/kevolve-sandbox.json"}
+        else:
+            assert seccomp == {"type": "RuntimeDefault"}, pod["metadata"]["name"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_network_policies_refuse_by_default_and_open_what_the_services_use(rendered: dict[str, list[Obj]],
+                                                                           overlay: str) -> None:
+    objs = rendered[overlay]
+    policies = {p["metadata"]["name"]: p["spec"] for p in _of(objs, "NetworkPolicy")}
+    assert policies["default-deny"] == {"podSelector": {}, "policyTypes": ["Ingress"]}
+    nats = policies["nats-clients"]["ingress"][0]
+    assert nats["from"][0]["podSelector"]["matchLabels"] == {"app.kubernetes.io/part-of": "kevolve"}
+    # Every kevolve pod carries the label the policies select.
+    for d in _kevolve_deployments(objs):
+        assert d["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/part-of"] == "kevolve"
+    # Metrics ports the policy opens are the ones the pods serve.
+    opened = {p["port"] for p in policies["metrics-scrape"]["ingress"][0]["ports"]}
+    served = {p["containerPort"] for d in _kevolve_deployments(objs)
+              for c in d["spec"]["template"]["spec"]["containers"] for p in c.get("ports", []) if p["name"] == "metrics"}
+    assert served <= opened
+    egress = policies["sandbox-pools-egress"]["egress"]
+    assert {p["port"] for rule in egress for p in rule["ports"]} == {4222, 53, 443, 8333, 9000}
+
+
+def test_nats_disruption_budget_lets_a_node_drain() -> None:
+    prod = render_overlay("prod")
+    nats = next(o for o in prod if o["kind"] == "PodDisruptionBudget" and o["metadata"]["name"] == "nats")
+    assert nats["spec"].get("maxUnavailable", 0) >= 1
+
+
+def test_the_monitoring_bundle_scrapes_every_pod_by_its_metrics_port() -> None:
+    (monitor,) = render_overlay("monitoring")
+    assert (monitor["apiVersion"], monitor["kind"]) == ("monitoring.coreos.com/v1", "PodMonitor")
+    assert monitor["spec"]["selector"]["matchLabels"] == {"app.kubernetes.io/part-of": "kevolve"}
+    assert monitor["spec"]["podMetricsEndpoints"][0]["port"] == "metrics"

@@ -26,7 +26,7 @@ from kevolve import subjects
 from kevolve.bus import Bus, Delivery
 from kevolve.modelchoice import model_for
 from kevolve.objstore import ObjectStore
-from kevolve.platforms import get_platform
+from kevolve.platforms import get_platform, load_platforms
 from kevolve.v1 import common_pb2, evaluation_pb2, job_pb2, profile_pb2, work_pb2
 from services.controller import metrics
 from services.controller.config import ControllerSettings
@@ -38,6 +38,7 @@ from services.controller.store.models import ExpansionRow, JobRow, NodeRow
 from .dispatch import PROFILE, SCREEN, derived_seed, eval_target, expand_request, pending_stage, profile_target
 from .events import EventHub
 from .job_runtime import JobRuntime, build_runtime, to_graph_node
+from .pools import PoolWatch, stall_reason, subjects_of
 from .results import apply_result, new_node
 
 log = structlog.get_logger("controller.engine")
@@ -59,11 +60,15 @@ class Engine:
         self._pump_lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._unpublished: set[str] = set()
+        self.pools = PoolWatch(bus, settings.pool_wait_s)
 
     # ---- lifecycle -------------------------------------------------------------------
 
     async def resume(self) -> None:
         """Load every RUNNING job from the DB and pick up where the last process stopped."""
+        # Every pool's consumer exists from now on: a pool scaled to zero is scaled up by its
+        # lag, and the pool watch can tell work nobody takes from work being taken.
+        await self.pools.ensure(load_platforms(self.kb_dir).values())
         with self.factory() as s:
             running = s.scalars(select(JobRow).where(JobRow.state == job_pb2.RUNNING)).all()
             for job in running:
@@ -105,6 +110,7 @@ class Engine:
                 await self._republish()
                 for job_id in list(self.jobs):
                     await self._check_end(job_id)
+                await self._check_pools()
                 await self.pump()
             except Exception as exc:  # the loop must survive a DB or bus hiccup; retried next tick
                 log.warning("engine tick failed", error=repr(exc))
@@ -308,6 +314,18 @@ class Engine:
         self.wake()
 
     # ---- ending ------------------------------------------------------------------------
+
+    async def _check_pools(self) -> None:
+        """End the jobs whose evaluations no pool has taken for ``pool_wait_s``, naming it."""
+        if not self.jobs:
+            return
+        stalled = await self.pools.stalled(s for rt in self.jobs.values() for s in subjects_of(rt.platform))
+        for job_id, rt in list(self.jobs.items()):
+            for subject in subjects_of(rt.platform):
+                if subject in stalled:
+                    log.warning("no pool takes the job's work", job_id=job_id, subject=subject)
+                    await self.finish(job_id, stall_reason(rt.platform.name, subject, stalled[subject]))
+                    break
 
     async def _check_end(self, job_id: str) -> None:
         rt = self.jobs.get(job_id)

@@ -377,3 +377,22 @@ async def test_expansions_in_flight_from_one_parent_are_counted_for_the_generato
         gate.set()
         await wait_ended(stub, job.job_id)
     assert sorted(e.pending_siblings for e in fakes.expands) == [0, 1]
+
+
+async def test_a_job_whose_platform_no_pool_serves_ends_naming_the_pool(settings: CommonSettings,
+                                                                        tmp_path: Path) -> None:
+    """A cuda job screens on the cpu pool, then waits on kv.work.eval.cuda, which no pool
+    consumes: once that work waited pool_wait_s with nothing pulling it, the job ends FAILED
+    saying which pool to start. Every platform's consumer exists from the controller's start
+    (a pool scaled to zero is scaled up by its lag)."""
+    fakes = Fakes(settings, pools=("cpu",))
+    cfg = controller_settings(tmp_path, pool_wait_s=2.0)
+    async with fakes.running(), controller(settings, cfg) as ctl, client(ctl.port) as stub:
+        for name in ("eval-cpu", "eval-cuda", "eval-mtia-sim", "prof-cuda"):
+            await fakes.bus.js.consumer_info("KEVOLVE_WORK", name)   # created by the controller
+        job = (await stub.SubmitJob(submit_request(platform="cuda", budget=2), timeout=90)).job
+        done = await wait_ended(stub, job.job_id, timeout=60)
+        assert done.state == job_pb2.FAILED
+        assert "no evaluator pool serves platform 'cuda'" in done.end_reason
+        assert "kevolve up --platform cuda" in done.end_reason
+        assert all(r.platform == "cpu" for r in fakes.evals) and fakes.evals   # screening went through
