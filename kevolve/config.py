@@ -7,10 +7,12 @@ Invalid values fail when the settings are built, before any connection is tried.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlparse
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -65,3 +67,35 @@ class CommonSettings(BaseSettings):
         if value.lower() not in {"debug", "info", "warning", "error"}:
             raise ValueError(f"KEVOLVE_LOG_LEVEL must be debug|info|warning|error (got {value!r})")
         return value.lower()
+
+
+# A service's exit status for settings it cannot run with (sysexits' EX_CONFIG): `kevolve up`
+# does not restart a service that exits with it, since it would fail the same way again.
+EXIT_CONFIG = 78
+
+S = TypeVar("S", bound=BaseSettings)
+
+
+def settings_errors(cls: type[BaseSettings], exc: ValidationError) -> list[str]:
+    """One line per invalid value, naming the environment variable that set it."""
+    prefix = str(cls.model_config.get("env_prefix", ""))
+    lines = []
+    for error in exc.errors():
+        field = ".".join(str(part) for part in error["loc"]) or "?"
+        variable = f"{prefix}{field}".upper() if error["loc"] else f"{prefix}*"
+        given = error.get("input")
+        shown = f" (got {given!r})" if isinstance(given, (str, int, float, bool)) else ""
+        message = str(error["msg"]).removeprefix("Value error, ")
+        lines.append(f"{variable}: {message}{shown}")
+    return lines
+
+
+def load_settings(service: str, cls: type[S]) -> S:
+    """``cls()`` from the environment, or a line per invalid variable on stderr and exit
+    ``EXIT_CONFIG``: a traceback naming a pydantic field is not what a user can act on."""
+    try:
+        return cls()
+    except ValidationError as exc:
+        for line in settings_errors(cls, exc):
+            print(f"{service}: invalid setting {line}", file=sys.stderr)
+        raise SystemExit(EXIT_CONFIG) from None

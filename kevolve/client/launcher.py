@@ -22,11 +22,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kevolve.client.serviceenv import service_env
-from kevolve.config import REPO_ROOT
+from kevolve.config import EXIT_CONFIG, REPO_ROOT
 from kevolve.client.natsd import NatsServer, start_nats
 from services.controller.config import is_loopback, parse_tokens
 
 STATE_FILE = "state.json"
+
+
+def _tail(path: Path, lines: int = 20) -> list[str]:
+    try:
+        return path.read_text(errors="replace").splitlines()[-lines:]
+    except OSError:
+        return []
 DEFAULT_HOST = "127.0.0.1"
 
 
@@ -53,6 +60,7 @@ class Event:
 
     name: str
     message: str
+    fatal: bool = False   # the system cannot run as configured: `up` stops
 
 
 @dataclass
@@ -133,8 +141,13 @@ class LocalSystem:
         now = time.monotonic()
         if svc.alive():
             return []
+        code = svc.process.returncode if svc.process is not None else None
+        if code == EXIT_CONFIG:
+            # Restarting would fail the same way: say which variable is wrong and stop.
+            why = "; ".join(line.strip() for line in _tail(svc.log_path) if "invalid setting" in line)
+            return [Event(svc.name, f"{svc.name} cannot start: {why or 'invalid settings'} "
+                                    f"(see {svc.log_path})", fatal=True)]
         if svc.restart_at is None:
-            code = svc.process.returncode if svc.process is not None else None
             delay = svc.backoff.after_death(now - svc.started_at)
             svc.restart_at = now + delay
             if delay:

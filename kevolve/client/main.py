@@ -69,15 +69,19 @@ def up(run_dir: RunDir = DEFAULT_RUN_DIR,
 
     signal.signal(signal.SIGTERM, _terminate)
     console.print(f"kevolve is up: gRPC {system.grpc_target}, NATS {system.nats.url}, logs in {run_dir / 'logs'}")
+    fatal = False
     try:
-        while True:
+        while not fatal:
             time.sleep(1)
             for event in system.supervise_once():
-                err.print(f"[yellow]{escape(event.message)}[/]")
+                err.print(f"[{'red' if event.fatal else 'yellow'}]{escape(event.message)}[/]")
+                fatal = fatal or event.fatal
     except KeyboardInterrupt:
         console.print("stopping...")
     finally:
         system.stop()
+    if fatal:
+        raise typer.Exit(1)
 
 
 @app.command(name="eval")

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 
 import structlog
-from pydantic import ValidationError
 
 from kevolve import runtime
-from kevolve.config import CommonSettings
+from kevolve.config import CommonSettings, load_settings
 
 from .app import Controller
 from .config import ControllerSettings
@@ -18,13 +16,8 @@ log = structlog.get_logger("controller")
 
 
 async def main() -> None:
-    try:
-        common = CommonSettings()
-        settings = ControllerSettings()
-    except ValidationError as exc:
-        # Name the bad variable and exit, rather than a traceback.
-        print(f"controller: invalid settings:\n{exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    common = load_settings("controller", CommonSettings)
+    settings = load_settings("controller", ControllerSettings)
     runtime.configure_logging(common.log_json, common.log_level)
     runtime.serve_metrics(settings.metrics_port)
     controller = Controller(common, settings)

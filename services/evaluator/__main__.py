@@ -12,9 +12,9 @@ import sys
 
 
 from kevolve import runtime, subjects
-from kevolve.config import CommonSettings
+from kevolve.config import EXIT_CONFIG, CommonSettings, load_settings
 from kevolve.objstore import open_store
-from kevolve.platforms import get_platform
+from kevolve.platforms import UnknownPlatform, get_platform
 from kevolve.v1 import evaluation_pb2
 
 from .config import EvaluatorSettings
@@ -23,10 +23,14 @@ from .harness import Harness
 
 
 async def serve() -> None:
-    common = CommonSettings()
-    settings = EvaluatorSettings()
+    common = load_settings("evaluator", CommonSettings)
+    settings = load_settings("evaluator", EvaluatorSettings)
     runtime.configure_logging(common.log_json, common.log_level)
-    platform = get_platform(common.kb_dir, settings.platform)  # unknown platform: fail before connecting
+    try:
+        platform = get_platform(common.kb_dir, settings.platform)  # unknown platform: fail before connecting
+    except UnknownPlatform as exc:
+        print(f"evaluator: invalid setting KEVOLVE_EVALUATOR_PLATFORM: {exc}", file=sys.stderr)
+        raise SystemExit(EXIT_CONFIG) from None
     harness = Harness(settings, common.kb_dir)
     store = open_store(common)
     try:

@@ -5,7 +5,7 @@ import asyncio
 
 
 from kevolve import runtime, subjects
-from kevolve.config import CommonSettings
+from kevolve.config import CommonSettings, load_settings
 from kevolve.objstore import open_store
 from kevolve.v1 import work_pb2
 from services.generator.backends import build_backend
@@ -14,8 +14,8 @@ from services.generator.handlers import GenerateHandler
 
 
 async def main() -> None:
-    common = CommonSettings()
-    settings = GeneratorSettings()
+    common = load_settings("generator", CommonSettings)
+    settings = load_settings("generator", GeneratorSettings)
     runtime.configure_logging(common.log_json, common.log_level)
     backend = build_backend(settings, common)  # fails before connecting on a bad config
     store = open_store(common)

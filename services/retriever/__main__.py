@@ -6,7 +6,7 @@ import asyncio
 
 
 from kevolve import runtime, subjects
-from kevolve.config import CommonSettings
+from kevolve.config import CommonSettings, load_settings
 from kevolve.objstore import open_store
 from kevolve.v1 import work_pb2
 from services.retriever.config import RetrieverSettings
@@ -15,8 +15,8 @@ from services.retriever.handlers import ExpandHandler
 
 
 async def main() -> None:
-    common = CommonSettings()
-    settings = RetrieverSettings()
+    common = load_settings("retriever", CommonSettings)
+    settings = load_settings("retriever", RetrieverSettings)
     runtime.configure_logging(common.log_json, common.log_level)
     reranker = None
     if settings.rerank_embeddings:

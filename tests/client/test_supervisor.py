@@ -48,6 +48,34 @@ def test_a_service_that_keeps_dying_is_restarted_with_growing_delays_naming_its_
     assert messages[1] in (tmp_path / "logs" / "up.log").read_text()
 
 
+def test_a_misconfigured_service_is_not_restarted_and_its_variable_is_named(tmp_path: Path) -> None:
+    """A service started with an invalid setting exits with EX_CONFIG naming the environment
+    variable (not the settings field); the supervisor stops there, saying so, instead of
+    restarting it forever."""
+    import subprocess
+
+    from kevolve.config import EXIT_CONFIG, REPO_ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "KEVOLVE_EVALUATOR_CONCURRENCY": "lots"}
+    run = subprocess.run([sys.executable, "-m", "services.evaluator"], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == EXIT_CONFIG
+    assert "invalid setting KEVOLVE_EVALUATOR_CONCURRENCY" in run.stderr and "'lots'" in run.stderr
+    assert "Traceback" not in run.stderr
+
+    (tmp_path / "logs").mkdir()
+    log = tmp_path / "logs" / "evaluator-cpu.log"
+    log.write_text(run.stderr)
+    system = LocalSystem(run_dir=tmp_path, nats=None)  # type: ignore[arg-type]
+    svc = ServiceProcess("evaluator-cpu", [sys.executable, "-c", f"import sys; sys.exit({EXIT_CONFIG})"],
+                         dict(os.environ), log)
+    svc.start()
+    svc.process.wait()  # type: ignore[union-attr]
+    events = system._supervise(svc)
+    assert len(events) == 1 and events[0].fatal and svc.restarts == 0
+    assert "cannot start: evaluator: invalid setting KEVOLVE_EVALUATOR_CONCURRENCY" in events[0].message
+
+
 async def test_a_killed_nats_server_comes_back_on_its_port_with_its_work(tmp_path: Path) -> None:
     (tmp_path / "logs").mkdir()
     nats = start_nats(tmp_path / "nats", log_file=tmp_path / "logs" / "nats.log")
