@@ -6,6 +6,7 @@ Kept free of NATS so it can be driven directly by tests and tools; handlers.py w
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 from kevolve import promptdoc
 from kevolve.objstore import ObjectNotFound, ObjectStore
 from kevolve.platforms import Platform, UnknownPlatform, get_platform
+from kevolve.reports import EvaluationReport
 from kevolve.v1 import common_pb2, work_pb2
 from services.retriever.config import RetrieverSettings
 from services.retriever.memory import ParentArtifacts, diagnose
@@ -110,11 +112,15 @@ class Expander:
         if not error_excerpt and parent and parent.eval_report and diagnosis.category in ("compile_error", "crashed",
                                                                                            "timeout"):
             error_excerpt = parent.eval_report.log[-self.settings.max_log_chars:]
+        figures = self.kb.key_figures(platform.kb_hardware)
         doc = self.prompts.build(PromptInputs(
             request=request, platform=platform, spec_source=spec_source, ops=ops, diagnosis=diagnosis,
             retrieval=retrieval, parent_code=parent_code, best_sibling_code=best_sibling,
             response_format=response_format, max_code_chars=self.settings.max_code_chars,
             error_excerpt=error_excerpt[-self.settings.max_log_chars:],
+            best_code=await self._best_elite(request, best_sibling),
+            figures=figures.text if figures and figures not in retrieval.sections else "",
+            toolchain=toolchain(parent.eval_report if parent else None),
         ))
         doc.meta["diagnosis"] = {"category": diagnosis.category, "keywords": list(diagnosis.keywords)}
         prompt_key = await asyncio.to_thread(self.store.put, promptdoc.render(doc).encode(), "prompts", ".md")
@@ -141,3 +147,30 @@ class Expander:
         best = max(passed, key=lambda s: s.fitness)
         code = await self._optional_text(best.code_key, "sibling code", [])
         return (best, code) if code is not None else None
+
+    async def _best_elite(self, request: work_pb2.ExpandRequest, shown: tuple[common_pb2.NodeSummary, str] | None
+                          ) -> tuple[common_pb2.NodeSummary, str] | None:
+        """The job's best kernel so far with its code, unless the prompt shows it already (it
+        is the current kernel or the best sibling)."""
+        passed = [e for e in request.elites if e.verdict == common_pb2.PASSED and e.code_key]
+        if not passed:
+            return None
+        best = max(passed, key=lambda e: e.fitness)
+        if best.node_id == request.parent.node_id or (shown is not None and shown[0].node_id == best.node_id):
+            return None
+        code = await self._optional_text(best.code_key, "best kernel's code", [])
+        return (best, code) if code is not None else None
+
+
+def toolchain(eval_report: EvaluationReport | None) -> dict[str, str]:
+    """The torch and Triton versions candidates run with: as the evaluator reported them for
+    the current kernel, else those installed beside this service (the images share them)."""
+    environment = dict(eval_report.result.environment) if eval_report is not None else {}
+    found = {name: environment[name] for name in ("torch", "triton", "cuda", "gpu") if environment.get(name)}
+    for name in ("torch", "triton"):
+        if name not in found:
+            try:
+                found[name] = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                pass
+    return found

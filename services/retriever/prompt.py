@@ -14,7 +14,7 @@ fails loudly at render time instead of silently dropping text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,11 @@ class PromptInputs:
     response_format: str        # "full" or "edit"
     max_code_chars: int
     error_excerpt: str = ""
+    # The best kernel of the job so far (its summary and code), when it is neither the
+    # current kernel nor the best sibling shown already.
+    best_code: tuple[common_pb2.NodeSummary, str] | None = None
+    figures: str = ""                                              # the target's key hardware numbers
+    toolchain: dict[str, str] = field(default_factory=dict)        # versions candidates run with
 
 
 class PromptBuilder:
@@ -101,6 +106,10 @@ class PromptBuilder:
             node, code = inputs.best_sibling_code
             best_sibling = {"node_id": node.node_id, "fitness": node.fitness, "code": _clip(code, inputs.max_code_chars)}
         elites = summarize_tried(list(request.elites)) if mode != "FRESH_START" else []
+        best = None
+        if inputs.best_code and mode != "FRESH_START":
+            node, code = inputs.best_code
+            best = {"node_id": node.node_id, "fitness": node.fitness, "code": _clip(code, inputs.max_code_chars)}
         diag = inputs.diagnosis
         return {
             "spec_name": request.spec_name or "kernel",
@@ -123,6 +132,9 @@ class PromptBuilder:
             "siblings": siblings,
             "best_sibling": best_sibling,
             "elites": elites,
+            "best": best,
+            "figures": inputs.figures,
+            "toolchain": sorted(inputs.toolchain.items()),
             "knowledge": inputs.retrieval.sections,
             "samples": inputs.retrieval.samples,
             "response_format": inputs.response_format,

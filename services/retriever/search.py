@@ -131,6 +131,12 @@ class KnowledgeBase:
     def constraints(self) -> list[Section]:
         return [s for s in self.sections if s.kind == "constraints"]
 
+    def key_figures(self, hardware: str) -> Section | None:
+        """The target's "Key numbers" section (SM count, memory, bandwidth, peak throughput):
+        every prompt for it carries the figures, whatever the search ranked first."""
+        return next((s for s in self.sections if s.hardware == hardware and s.kind == "hardware"
+                     and s.heading.lower().startswith("key numbers")), None)
+
     def hardware_folders(self) -> set[str]:
         return {s.hardware for s in self.sections if s.hardware}
 

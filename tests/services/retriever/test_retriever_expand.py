@@ -167,3 +167,24 @@ def test_prompt_header_is_json_with_the_doc_ids(local: LocalStore) -> None:
     assert json.loads(first.removeprefix("<!-- kevolve-prompt ").removesuffix(" -->"))["x"] == "-->"
     assert promptdoc.parse(text).meta["retrieved_docs"] == ["a#b"]
     assert promptdoc.parse("plain prompt").user == "plain prompt"
+
+
+async def test_the_prompt_shows_the_best_kernels_code_the_targets_figures_and_its_toolchain(
+        local: LocalStore, expander: Expander) -> None:
+    """A strong model needs more than scores: the job's best kernel in full (when it is not the
+    current one), the target's key numbers and the torch/Triton versions candidates run with
+    (as the evaluator reported them for the current kernel)."""
+    report = eval_report("INCORRECT", reason="3 of 64 off")
+    report["result"]["environment"] = {"torch": "2.11.0+cu130", "triton": "3.6.0", "gpu": "NVIDIA H100 80GB HBM3"}
+    parent = node(local, "n-parent", V.INCORRECT, report=report)
+    best_code = KERNEL.replace("def forward", "# the elite's own marker\n    def forward")
+    elite = node(local, "n-elite", V.PASSED, fitness=1.8, code=best_code)
+    weaker = node(local, "n-weak", V.PASSED, fitness=1.1)
+    out = await expander.expand(expand_request(local, parent, elites=[weaker, elite]))
+    user = out.prompt.user
+    assert "The best of them (node n-elite, fitness 1.8)" in user and "the elite's own marker" in user
+    assert "132 streaming multiprocessors" in user          # kb/hardware/nvidia-hopper's key numbers
+    assert "Candidates run with gpu NVIDIA H100 80GB HBM3, torch 2.11.0+cu130, triton 3.6.0" in user
+    # The best kernel is not repeated when it is the current one.
+    again = await expander.expand(expand_request(local, elite, elites=[weaker, elite]))
+    assert "The best of them" not in again.prompt.user
