@@ -256,11 +256,17 @@ def node(job_id: str, node_id: Annotated[str, typer.Argument(help="the node's su
          prompt: Annotated[bool, typer.Option("--prompt", help="print the prompt that produced it")] = False,
          code: Annotated[bool, typer.Option("--code", help="print its source (alone, unwrapped: redirect it to a "
                                                            "file to keep the kernel)")] = False,
+         reply: Annotated[bool, typer.Option("--reply", help="print the LLM's raw reply it came from (alone)")] = False,
          output: OutputOption = Output.table, target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
     """Why a kernel was written and how it fared: diagnosis docs, usage, verdict, profile, prompt."""
     cl = client(target, run_dir)
     try:
         c = _find(cl, job_id, node_id)
+        if reply:
+            if not c.reply_key:
+                raise ClientError(f"node {c.node_id} has no LLM reply (made by {c.backend or 'no backend'})")
+            sys.stdout.write(cl.artifact(job_id, c.reply_key).decode("utf-8", "replace"))
+            return
         if code and not prompt:
             # The source alone, byte for byte: `kevolve node JOB NODE --code > kernel.py` parses.
             if not c.code_key:

@@ -90,7 +90,7 @@ class GenerateRequest(_message.Message):
     def __init__(self, expand: _Optional[_Union[ExpandRequest, _Mapping]] = ..., prompt_key: _Optional[str] = ..., diagnosis: _Optional[_Union[Diagnosis, _Mapping]] = ..., retrieved_docs: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CandidateGenerated(_message.Message):
-    __slots__ = ("job_id", "expansion_id", "parent_id", "code_key", "backend", "usage", "prompt_key", "retrieved_docs", "tunables", "context_mode", "error", "generation", "diagnosis", "generation_s")
+    __slots__ = ("job_id", "expansion_id", "parent_id", "code_key", "backend", "usage", "prompt_key", "retrieved_docs", "tunables", "context_mode", "error", "generation", "diagnosis", "generation_s", "reply_key", "job_cannot_continue")
     class TunablesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -112,6 +112,8 @@ class CandidateGenerated(_message.Message):
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     DIAGNOSIS_FIELD_NUMBER: _ClassVar[int]
     GENERATION_S_FIELD_NUMBER: _ClassVar[int]
+    REPLY_KEY_FIELD_NUMBER: _ClassVar[int]
+    JOB_CANNOT_CONTINUE_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     expansion_id: str
     parent_id: str
@@ -126,4 +128,6 @@ class CandidateGenerated(_message.Message):
     generation: int
     diagnosis: Diagnosis
     generation_s: float
-    def __init__(self, job_id: _Optional[str] = ..., expansion_id: _Optional[str] = ..., parent_id: _Optional[str] = ..., code_key: _Optional[str] = ..., backend: _Optional[str] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., prompt_key: _Optional[str] = ..., retrieved_docs: _Optional[_Iterable[str]] = ..., tunables: _Optional[_Mapping[str, str]] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., error: _Optional[str] = ..., generation: _Optional[int] = ..., diagnosis: _Optional[_Union[Diagnosis, _Mapping]] = ..., generation_s: _Optional[float] = ...) -> None: ...
+    reply_key: str
+    job_cannot_continue: bool
+    def __init__(self, job_id: _Optional[str] = ..., expansion_id: _Optional[str] = ..., parent_id: _Optional[str] = ..., code_key: _Optional[str] = ..., backend: _Optional[str] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., prompt_key: _Optional[str] = ..., retrieved_docs: _Optional[_Iterable[str]] = ..., tunables: _Optional[_Mapping[str, str]] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., error: _Optional[str] = ..., generation: _Optional[int] = ..., diagnosis: _Optional[_Union[Diagnosis, _Mapping]] = ..., generation_s: _Optional[float] = ..., reply_key: _Optional[str] = ..., job_cannot_continue: _Optional[bool] = ...) -> None: ...

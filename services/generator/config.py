@@ -47,6 +47,13 @@ class GeneratorSettings(BaseSettings):
     openai_concurrency: int = Field(4, ge=1, le=256, description="requests in flight to the endpoint")
     openai_max_tokens: int = Field(8192, ge=16, le=1_000_000, description="completion token cap per call")
     openai_temperature: float = Field(0.7, ge=0, le=2)
+    # Request parameters per model, as JSON, over the two above: {"o3": {"max_completion_tokens":
+    # 32000, "temperature": null, "reasoning_effort": "high"}}. null leaves a parameter out (a
+    # reasoning model refuses any temperature); max_completion_tokens replaces max_tokens.
+    openai_model_settings: dict[str, dict[str, object]] = Field(default_factory=dict)
+    # A job stops calling a model that refused this many requests in a row with the same
+    # client error (a bad parameter, a missing model): no retry changes that answer.
+    openai_max_identical_refusals: int = Field(3, ge=1, le=100)
     # $ per 1M tokens, [input, output], by model name, as JSON: {"gpt-4o-mini": [0.15, 0.6]}.
     # Models missing from the table are counted at $0 and their candidates say so.
     openai_prices: dict[str, tuple[float, float]] = Field(default_factory=dict)
@@ -75,6 +82,18 @@ class GeneratorSettings(BaseSettings):
         for model, (inp, out) in value.items():
             if inp < 0 or out < 0:
                 raise ValueError(f"KEVOLVE_GENERATOR_OPENAI_PRICES: negative price for {model!r}")
+        return value
+
+    @field_validator("openai_model_settings")
+    @classmethod
+    def _model_settings(cls, value: dict[str, dict[str, object]]) -> dict[str, dict[str, object]]:
+        allowed = {"max_tokens", "max_completion_tokens", "temperature", "top_p", "reasoning_effort", "seed",
+                   "presence_penalty", "frequency_penalty", "extra_body"}
+        for model, params in value.items():
+            unknown = sorted(set(params) - allowed)
+            if unknown:
+                raise ValueError(f"KEVOLVE_GENERATOR_OPENAI_MODEL_SETTINGS[{model!r}]: unknown parameter(s) "
+                                 f"{', '.join(unknown)} (known: {', '.join(sorted(allowed))})")
         return value
 
     def resolved_backend(self) -> Literal["offline", "openai"]:

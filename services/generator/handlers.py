@@ -66,6 +66,9 @@ class GenerateHandler:
         if generation.code:
             code_key = await asyncio.to_thread(self.store.put, generation.code.encode(), "kernels", ".py")
         error = "" if code_key else (generation.error or "backend returned no code")
+        reply_key = ""
+        if generation.reply:
+            reply_key = await asyncio.to_thread(self.store.put, generation.reply.encode(), "replies", ".md")
         message = work_pb2.CandidateGenerated(
             job_id=expand.job_id,
             expansion_id=expand.expansion_id,
@@ -81,6 +84,8 @@ class GenerateHandler:
             generation=expand.generation,
             diagnosis=request.diagnosis,
             generation_s=elapsed,
+            reply_key=reply_key,
+            job_cannot_continue=generation.job_cannot_continue,
         )
         # The expansion id de-duplicates a redelivered request's second publish.
         await self.bus.publish(subjects.CANDIDATE, message, msg_id=expand.expansion_id or None)

@@ -235,6 +235,10 @@ class Engine:
         await self._dispatch(node_id)
         if created:
             await self._after(msg.job_id, node_id, "candidate", f"candidate from expansion {msg.expansion_id}")
+        if msg.job_cannot_continue and msg.job_id in self.jobs:
+            # Every model this job may use refuses its requests the same way: say so now rather
+            # than spend the rest of its budget on NO_CODE nodes.
+            await self.finish(msg.job_id, msg.error or "the generator cannot serve this job")
 
     async def on_evaluated(self, msg: evaluation_pb2.EvaluationResult, delivery: Delivery) -> None:
         rt = self.jobs.get(msg.job_id)

@@ -44,7 +44,7 @@ def new_node(s: Session, job: JobRow, msg: work_pb2.CandidateGenerated, rt: JobR
         context_mode=msg.context_mode or (exp.context_mode if exp else 0),
         policy=int(job.config.get("policy", 0)), backend=msg.backend, usage_model=usage.model,
         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd,
-        generation_s=msg.generation_s, diagnosis=diagnosis_line(msg.diagnosis),
+        generation_s=msg.generation_s, diagnosis=diagnosis_line(msg.diagnosis), reply_key=msg.reply_key,
     )
     job.candidates += 1
     job.prompt_tokens += usage.prompt_tokens

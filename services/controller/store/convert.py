@@ -83,6 +83,7 @@ def node_to_proto(row: NodeRow) -> job_pb2.Candidate:
         profile_summary=row.profile_summary,
         case_fitness=row.case_fitness or {},
         diagnosis=row.diagnosis or "",
+        reply_key=row.reply_key or "",
     )
 
 
@@ -122,6 +123,7 @@ def artifact_keys(job: JobRow, nodes: list[NodeRow]) -> set[str]:
     """Every object-store key a job references (GetArtifact serves only these)."""
     keys = {job.spec_source_key}
     for n in nodes:
-        keys.update((n.code_key, n.eval_report_key, n.screen_report_key, n.profile_report_key, n.prompt_key))
+        keys.update((n.code_key, n.eval_report_key, n.screen_report_key, n.profile_report_key, n.prompt_key,
+                     n.reply_key))
     keys.discard("")
     return keys

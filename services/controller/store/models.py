@@ -87,6 +87,7 @@ class NodeRow(Base):
     profile_summary: Mapped[str] = mapped_column(Text, default="")
     prompt_key: Mapped[str] = mapped_column(String(256), default="")
     diagnosis: Mapped[str] = mapped_column(Text, default="")   # what its expansion was asked to fix
+    reply_key: Mapped[str] = mapped_column(String(256), default="")   # the LLM's raw reply
     retrieved_docs: Mapped[list[str]] = mapped_column(default=list)
     tunables: Mapped[dict[str, str]] = mapped_column(default=dict)
     context_mode: Mapped[int] = mapped_column(Integer, default=0)

@@ -35,6 +35,8 @@ class Generation:
     cost_usd: float = 0.0
     model: str = ""
     error: str = ""
+    reply: str = ""                 # an LLM's raw reply, kept with the node
+    job_cannot_continue: bool = False  # no model this job may use will answer it (see work.proto)
 
     def usage(self) -> common_pb2.Usage:
         return common_pb2.Usage(

@@ -160,6 +160,10 @@ class OpenAIBackend:
             max_retries=0,  # retries are ours (tenacity), so backoff and accounting are in one place
         )
         self.semaphore = asyncio.Semaphore(settings.openai_concurrency)
+        # Parameters an endpoint refused for a model, learned from its 400 answers.
+        self._learned: dict[str, dict[str, object]] = {}
+        # (job, model) -> (the client error, how many times in a row)
+        self._refusals: dict[tuple[str, str], tuple[str, int]] = {}
 
     def pick_model(self, request: work_pb2.GenerateRequest) -> str:
         expand = request.expand
@@ -176,6 +180,45 @@ class OpenAIBackend:
         inp, out = table[model]
         return (prompt_tokens * inp + completion_tokens * out) / 1e6
 
+    def params(self, model: str) -> dict[str, object]:
+        """The request parameters for ``model``: the defaults, the model's own settings
+        (KEVOLVE_GENERATOR_OPENAI_MODEL_SETTINGS; null leaves one out), then what its endpoint
+        taught us by refusing."""
+        params: dict[str, object] = {"max_tokens": self.settings.openai_max_tokens,
+                                     "temperature": self.settings.openai_temperature}
+        for layer in (self.settings.openai_model_settings.get(model, {}), self._learned.get(model, {})):
+            if "max_completion_tokens" in layer:
+                params.pop("max_tokens", None)
+            params.update(layer)
+        return {k: v for k, v in params.items() if v is not None}
+
+    def _learn(self, model: str, exc: openai.APIStatusError) -> bool:
+        """Adjust the parameters a 400 answer refused (a reasoning model's max_tokens or
+        temperature); True when there is something new to try."""
+        text = f"{_param(exc)} {_short(exc)}".lower()
+        learned = self._learned.setdefault(model, {})
+        current = self.params(model)
+        if "max_tokens" in text and "max_completion_tokens" in text and "max_tokens" in current:
+            learned["max_completion_tokens"] = current["max_tokens"]
+            learned["max_tokens"] = None
+        elif "temperature" in text and "temperature" in current:
+            learned["temperature"] = None
+        else:
+            return False
+        log.warning("endpoint refused a parameter; adjusted for this model", model=model, now=self.params(model))
+        return True
+
+    async def _call_learning(self, model: str, messages: list[dict[str, str]]) -> _Reply:
+        """``_call``, sent again after each parameter the endpoint refused and we could adjust
+        (at most once per kind of parameter)."""
+        for _ in range(3):
+            try:
+                return await self._call(model, messages)
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+                if not self._learn(model, exc):
+                    raise
+        return await self._call(model, messages)
+
     async def _call(self, model: str, messages: list[dict[str, str]]) -> _Reply:
         async with self.semaphore:
             async for attempt in AsyncRetrying(
@@ -188,9 +231,10 @@ class OpenAIBackend:
                     error=repr(state.outcome.exception()) if state.outcome else ""),
             ):
                 with attempt:
+                    params = self.params(model)
+                    extra = params.pop("extra_body", None)
                     response = await self.client.chat.completions.create(
-                        model=model, messages=messages,  # type: ignore[arg-type]
-                        max_tokens=self.settings.openai_max_tokens, temperature=self.settings.openai_temperature,
+                        model=model, messages=messages, extra_body=extra, **params,  # type: ignore[arg-type]
                     )
         choice = response.choices[0] if response.choices else None
         text = (choice.message.content or "") if choice and choice.message else ""
@@ -212,13 +256,26 @@ class OpenAIBackend:
         else:
             messages = ([{"role": "system", "content": doc.system}] if doc.system else []) + [
                 {"role": "user", "content": doc.user}]
+        job = request.expand.job_id
+        candidates = [request.expand.model] if request.expand.model else list(self.settings.openai_models)
+        usable = [m for m in candidates if not self._stopped(job, m)]
+        if not usable:
+            return self._cannot_continue(job, candidates)
         model = self.pick_model(request)
+        if model not in usable:
+            model = usable[0]
         try:
-            reply = await self._call(model, messages)
-        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-            # The endpoint refused this prompt (too long, bad parameter): no retry can change that.
-            return Generation(code=None, model=model, tunables={"model": model},
-                              error=f"LLM endpoint rejected the request ({exc.status_code}): {_short(exc)}")
+            reply = await self._call_learning(model, messages)
+        except (openai.BadRequestError, openai.UnprocessableEntityError, openai.NotFoundError,
+                openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            # The endpoint refused the request (too long, a bad parameter, no such model, no
+            # access): no retry can change that answer.
+            error = f"LLM endpoint rejected the request ({exc.status_code}): {_short(exc)}"
+            self._refused(job, model, error)
+            if not [m for m in candidates if not self._stopped(job, m)]:
+                return self._cannot_continue(job, candidates)
+            return Generation(code=None, model=model, tunables={"model": model}, error=error)
+        self._refusals.pop((job, model), None)
         cost = self.price(model, reply.prompt_tokens, reply.completion_tokens)
         TOKENS.labels(model, "prompt").inc(reply.prompt_tokens)
         TOKENS.labels(model, "completion").inc(reply.completion_tokens)
@@ -229,7 +286,8 @@ class OpenAIBackend:
         if cost is None:
             tunables["cost"] = "unpriced"
         result = Generation(code=None, tunables=tunables, prompt_tokens=reply.prompt_tokens,
-                            completion_tokens=reply.completion_tokens, cost_usd=cost or 0.0, model=model)
+                            completion_tokens=reply.completion_tokens, cost_usd=cost or 0.0, model=model,
+                            reply=reply.text)
         try:
             code, how = extract_code(reply.text, parent_code, truncated=reply.finish_reason == "length")
         except ReplyError as exc:
@@ -239,6 +297,21 @@ class OpenAIBackend:
         result.code = code
         result.tunables["reply"] = how
         return result
+
+    def _refused(self, job: str, model: str, error: str) -> None:
+        last, count = self._refusals.get((job, model), ("", 0))
+        self._refusals[(job, model)] = (error, count + 1 if error == last else 1)
+
+    def _stopped(self, job: str, model: str) -> bool:
+        return self._refusals.get((job, model), ("", 0))[1] >= self.settings.openai_max_identical_refusals
+
+    def _cannot_continue(self, job: str, models: list[str]) -> Generation:
+        errors = sorted({self._refusals[(job, m)][0] for m in models if (job, m) in self._refusals})
+        return Generation(
+            code=None, job_cannot_continue=True,
+            error=(f"stopped calling {', '.join(models)} for this job: each refused "
+                   f"{self.settings.openai_max_identical_refusals} requests in a row with the same error: "
+                   + "; ".join(errors))[:2000])
 
     async def aclose(self) -> None:
         await self.client.close()
@@ -251,6 +324,12 @@ def _bare_prompt(spec_source: str) -> promptdoc.PromptDoc:
             "@triton.jit kernels for all computation. Reply with one ```python block.\n\n"
             f"```python\n{spec_source.strip()}\n```")
     return promptdoc.PromptDoc(system="", user=user)
+
+
+def _param(exc: openai.APIStatusError) -> str:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error") if isinstance(body.get("error"), dict) else body
+    return str(error.get("param") or "") if isinstance(error, dict) else ""
 
 
 def _short(exc: openai.APIStatusError) -> str:

@@ -66,6 +66,9 @@ class Fakes:
                                           usage=common_pb2.Usage(prompt_tokens=100, completion_tokens=50))
         if error:
             msg.error = error
+            # A generator that can serve none of the job's models says so ("fatal: ..." here).
+            msg.job_cannot_continue = error.startswith("fatal:")
+            msg.reply_key = self.store.put(f"raw reply to {req.expansion_id}".encode(), "replies", ".md")
         else:
             source = self.code(req) if self.code else f"# kernel for {req.expansion_id}\nclass ModelNew: pass\n"
             msg.code_key = self.store.put(source.encode(), "kernels", ".py")

@@ -213,3 +213,60 @@ async def test_factory_builds_it_and_the_bandit_picks_from_history(fake_openai: 
     gen = await backend.generate(request, PROMPT, "spec", None)
     assert gen.model == "good" and _requests(log)[0]["body"]["model"] == "good"
     await backend.aclose()
+
+
+async def test_per_model_settings_reach_the_request_body(fake_openai: Start) -> None:
+    """A reasoning model takes max_completion_tokens and no temperature; another keeps the
+    defaults. What each request carried is what the settings say."""
+    url, log = fake_openai([{"content": _fenced(PARENT)}, {"content": _fenced(PARENT)}])
+    backend = _backend(url, openai_models=["r1", "m1"], openai_max_tokens=4096, openai_temperature=0.3,
+                       openai_model_settings={"r1": {"max_completion_tokens": 32000, "temperature": None,
+                                                     "reasoning_effort": "high"}})
+    await backend.generate(_request("r1"), PROMPT, "spec", None)
+    await backend.generate(_request("m1"), PROMPT, "spec", None)
+    await backend.aclose()
+    reasoning, plain = (r["body"] for r in _requests(log))
+    assert reasoning["max_completion_tokens"] == 32000 and reasoning["reasoning_effort"] == "high"
+    assert "max_tokens" not in reasoning and "temperature" not in reasoning
+    assert plain["max_tokens"] == 4096 and plain["temperature"] == 0.3
+
+
+async def test_a_refused_parameter_is_corrected_and_remembered(fake_openai: Start) -> None:
+    """The endpoint answers 400 naming max_tokens (use max_completion_tokens), then one naming
+    temperature: each is corrected and the request sent again; later requests carry the fix."""
+    url, log = fake_openai([
+        {"status": 400, "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                                   "Use 'max_completion_tokens' instead."},
+        {"status": 400, "message": "Unsupported value: 'temperature' does not support 0.7 with this model."},
+        {"content": _fenced(PARENT)},
+        {"content": _fenced(PARENT)}])
+    backend = _backend(url)
+    first = await backend.generate(_request(), PROMPT, "spec", None)
+    second = await backend.generate(_request(), PROMPT, "spec", None)
+    await backend.aclose()
+    assert first.code == PARENT and second.code == PARENT
+    bodies = [r["body"] for r in _requests(log)]
+    assert "max_tokens" in bodies[0] and "max_completion_tokens" in bodies[1] and "temperature" in bodies[1]
+    assert len(bodies) == 4 and all("max_tokens" not in b and "temperature" not in b for b in bodies[2:])
+
+
+async def test_a_job_stops_calling_a_model_that_refuses_the_same_way_and_says_why(fake_openai: Start) -> None:
+    """Three identical client errors from the only model a job may use: the third request's
+    answer says the job cannot continue (the controller ends it); no fourth call goes out.
+    Another job still calls the model."""
+    refusal = {"status": 404, "message": "The model 'm1' does not exist"}
+    url, log = fake_openai([refusal, refusal, refusal, {"content": _fenced(PARENT)}])
+    backend = _backend(url, openai_max_identical_refusals=3)
+    answers = [await backend.generate(_request(), PROMPT, "spec", None) for _ in range(4)]
+    assert [a.job_cannot_continue for a in answers] == [False, False, True, True]
+    assert "stopped calling m1 for this job" in answers[3].error and "does not exist" in answers[3].error
+    assert len(_requests(log)) == 3
+    other = work_pb2.GenerateRequest(expand=work_pb2.ExpandRequest(job_id="other", expansion_id="e9"))
+    assert (await backend.generate(other, PROMPT, "spec", None)).code == PARENT
+    await backend.aclose()
+
+
+async def test_the_raw_reply_is_kept(fake_openai: Start) -> None:
+    url, _ = fake_openai([{"content": "no code here, sorry"}])
+    gen = await _backend(url).generate(_request(), PROMPT, "spec", None)
+    assert gen.code is None and gen.reply == "no code here, sorry"

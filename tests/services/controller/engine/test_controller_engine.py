@@ -396,3 +396,27 @@ async def test_a_job_whose_platform_no_pool_serves_ends_naming_the_pool(settings
         assert "no evaluator pool serves platform 'cuda'" in done.end_reason
         assert "kevolve up --platform cuda" in done.end_reason
         assert all(r.platform == "cpu" for r in fakes.evals) and fakes.evals   # screening went through
+
+
+async def test_a_generator_that_cannot_serve_the_job_ends_it_with_its_reason(settings: CommonSettings,
+                                                                            tmp_path: Path) -> None:
+    """When every model a job may use refuses its requests the same way, the generator says
+    the job cannot continue; the job ends at once with that reason (not after its budget of
+    NO_CODE nodes), and the raw reply is kept with the node."""
+    calls = 0
+
+    async def refusing(req: work_pb2.ExpandRequest) -> str | None:
+        nonlocal calls
+        calls += 1
+        return "fatal: stopped calling m1 for this job: The model 'm1' does not exist"
+
+    fakes = Fakes(settings, gen=refusing)
+    async with fakes.running(), controller(settings, controller_settings(tmp_path)) as ctl, client(ctl.port) as stub:
+        job = (await stub.SubmitJob(submit_request(budget=20, parallelism=1), timeout=90)).job
+        done = await wait_ended(stub, job.job_id)
+        assert done.state == job_pb2.FAILED and "does not exist" in done.end_reason
+        assert done.candidates < 20 and calls < 20
+        cands = (await stub.ListCandidates(service_pb2.ListCandidatesRequest(job_id=job.job_id))).candidates
+        assert cands[0].verdict == common_pb2.NO_CODE and cands[0].reply_key
+        art = await stub.GetArtifact(service_pb2.GetArtifactRequest(job_id=job.job_id, key=cands[0].reply_key))
+        assert art.data.startswith(b"raw reply to ")
