@@ -79,7 +79,7 @@ def build() -> dict[str, object]:
                    'sum(kevolve_controller_jobs{state="QUEUED"})'),
             single("Candidates / min", "Candidates that got a final verdict, all platforms", "none",
                    f"sum(rate(kevolve_controller_candidates_total{{{PLATFORM}}}[$__rate_interval])) * 60"),
-            single("Pass rate", "Share of final verdicts that are PASSED over the range", "percentunit",
+            single("Pass rate (range)", "Share of final verdicts that are PASSED over the range", "percentunit",
                    f'sum(increase(kevolve_controller_candidates_total{{{PLATFORM}, verdict="PASSED"}}[$__range]))'
                    f" / sum(increase(kevolve_controller_candidates_total{{{PLATFORM}}}[$__range]))"),
             single("Best speedup", "Highest fitness (speedup over torch.compile) of any live job", "suffix:x",
@@ -99,6 +99,22 @@ def build() -> dict[str, object]:
                    "suffix:x", query("topk(10, kevolve_controller_best_fitness)", "{{job_id}}")),
             series("Expansions in flight", "Expansions issued whose candidate has not come back, per job",
                    "none", query("sum by (job_id) (kevolve_controller_expansions_in_flight)", "{{job_id}}")),
+            series("Pass rate over time", "Share of final verdicts that are PASSED, per platform", "percentunit",
+                   query(f'sum by (platform) (rate(kevolve_controller_candidates_total{{{PLATFORM}, verdict="PASSED"}}'
+                         f"[$__rate_interval])) / sum by (platform) (rate(kevolve_controller_candidates_total"
+                         f"{{{PLATFORM}}}[$__rate_interval]))", "{{platform}}")),
+        ]),
+        ("GPUs", [
+            series("GPU busy timing candidates", "Share of time each GPU pool's workers held their GPU to time "
+                   "candidates and baselines (one GPU per worker: the rate of kevolve_evaluator_gpu_seconds_total, "
+                   "averaged over a pool's pods)", "percentunit",
+                   query(f"avg by (platform) (rate(kevolve_evaluator_gpu_seconds_total{{{PLATFORM}}}"
+                         f"[$__rate_interval]))", "{{platform}}")),
+            series("GPU utilization (DCGM)", "Hardware utilisation of the GPUs the pools run on, from NVIDIA's "
+                   "dcgm-exporter where the cluster runs it", "percent",
+                   query('avg by (Hostname, gpu) (DCGM_FI_DEV_GPU_UTIL{namespace="kevolve"})', "{{Hostname}} {{gpu}}"),
+                   query('avg by (Hostname, gpu) (DCGM_FI_DEV_MEM_COPY_UTIL{namespace="kevolve"})',
+                         "memory {{Hostname}} {{gpu}}", "B")),
         ]),
         ("Evaluator pools and queues", [
             series("Evaluator utilization", "Share of evaluator slots busy (concurrency 1: share of pods busy)",

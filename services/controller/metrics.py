@@ -12,3 +12,13 @@ IN_FLIGHT = Gauge("kevolve_controller_expansions_in_flight", "Expansions issued,
                   ["job_id"])
 FENCED = Counter("kevolve_controller_stale_results_total",
                  "Results dropped by the attempt fence (redelivered or superseded)", ["subject"])
+
+
+def forget_job(job_id: str) -> None:
+    """Drop an ended job's series: a fleet that runs thousands of jobs would otherwise keep
+    thousands of frozen series per controller."""
+    for gauge in (BEST_FITNESS, IN_FLIGHT):
+        try:
+            gauge.remove(job_id)
+        except KeyError:
+            pass   # never set for this job

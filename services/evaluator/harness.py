@@ -21,6 +21,7 @@ from typing import Literal
 
 import structlog
 import torch
+from prometheus_client import Counter
 
 from kevolve.exec import sandbox
 from kevolve.exec.childstatus import ChildFailure
@@ -39,6 +40,11 @@ from .verdict import Outcome, RunState, build_outcome
 from .warm_pool import WarmPool, ZygoteDied
 
 log = structlog.get_logger("evaluator.harness")
+
+# The GPU's busy fraction of a pool is this counter's rate: the seconds candidates held it
+# to be timed (with their baselines), the one part of an evaluation that needs it alone.
+GPU_SECONDS = Counter("kevolve_evaluator_gpu_seconds_total",
+                      "Seconds this worker held its GPU to time candidates and their baselines", ["platform"])
 
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
@@ -328,6 +334,8 @@ class Harness:
             self._classify_run(run, work, phase1_seen, plan, ref_dir, job, state)
         finally:
             _give_back(gpu_lock, state)
+            if len(state.gpu_lock_window) >= 2:
+                GPU_SECONDS.labels(job.platform.name).inc(max(0.0, state.gpu_lock_window[-1] - state.gpu_lock_window[0]))
             if not self.settings.keep_runs:
                 shutil.rmtree(work, ignore_errors=True)
 

@@ -23,6 +23,9 @@ ALERTS = REPO_ROOT / "deploy" / "prometheus" / "kevolve-alerts.yml"
 # Labels Prometheus adds to every scraped series (deploy/prometheus/prometheus.yml relabelling).
 TARGET_LABELS = {"job", "instance", "component", "pool", "namespace", "pod"}
 METRIC_CLASSES = {"Counter", "Gauge", "Histogram", "Summary"}
+# Series other exporters publish, which panels may read: NVIDIA's dcgm-exporter (its own labels).
+EXTERNAL = {name: {"gpu", "Hostname", "UUID", "modelName", "device"} for name in
+            ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL")}
 
 
 def _defined_metrics() -> dict[str, set[str]]:
@@ -98,6 +101,7 @@ def test_every_query_reads_exported_metrics_and_labels(source: str) -> None:
         metrics = set(_METRIC.findall(expr))
         problems += [f"{title}: {m} is not exported by any service" for m in metrics - set(exported)]
         known = set().union(*(exported.get(m, set()) for m in metrics)) | TARGET_LABELS
+        known |= set().union(*(labels for name, labels in EXTERNAL.items() if name in expr))
         for metric, matchers in _SELECTOR.findall(expr):
             allowed = TARGET_LABELS if metric == "up" else exported.get(metric, set()) | TARGET_LABELS
             problems += [f"{title}: {metric} has no label {label}" for label in _MATCHER.findall(matchers)

@@ -357,7 +357,7 @@ class Engine:
                 ended = False
         self.jobs.pop(job_id, None)
         self._unpublished = {e for e in self._unpublished if not e.startswith(job_id + "-")}
-        metrics.IN_FLIGHT.labels(job_id).set(0)
+        metrics.forget_job(job_id)
         if ended:
             log.info("job ended", job_id=job_id, state=job_pb2.JobState.Name(job.state), reason=reason)
             await self.hub.emit("ended", job_to_proto(job), reason)

@@ -420,3 +420,23 @@ async def test_a_generator_that_cannot_serve_the_job_ends_it_with_its_reason(set
         assert cands[0].verdict == common_pb2.NO_CODE and cands[0].reply_key
         art = await stub.GetArtifact(service_pb2.GetArtifactRequest(job_id=job.job_id, key=cands[0].reply_key))
         assert art.data.startswith(b"raw reply to ")
+
+
+async def test_an_ended_jobs_metric_series_are_removed(settings: CommonSettings, tmp_path: Path) -> None:
+    """Per-job series (best fitness, expansions in flight) go away when the job ends."""
+    from prometheus_client import REGISTRY
+
+    def job_series(job_id: str) -> list[str]:
+        return [s.name for m in REGISTRY.collect() for s in m.samples if s.labels.get("job_id") == job_id]
+
+    async def slow_eval(req: evaluation_pb2.EvaluationRequest) -> tuple[int, float]:
+        await asyncio.sleep(0.5)
+        return common_pb2.PASSED, 1.5
+
+    fakes = Fakes(settings, evaluate=slow_eval)
+    async with fakes.running(), controller(settings, controller_settings(tmp_path)) as ctl, client(ctl.port) as stub:
+        job = (await stub.SubmitJob(submit_request(budget=2, parallelism=1), timeout=90)).job
+        await asyncio.sleep(0.3)
+        assert "kevolve_controller_expansions_in_flight" in job_series(job.job_id)   # while it runs
+        await wait_ended(stub, job.job_id)
+        assert job_series(job.job_id) == []
