@@ -17,6 +17,7 @@ from kevolve.client.cli_common import (DEFAULT_RUN_DIR, POLICIES, Output, Output
                                        RunDir, Target, app, as_dict, client, console, fail, platform_name, print_json,
                                        sizes, source)
 from kevolve.client.jobclient import ClientError, JobClient, follow_events, resolve_target
+from kevolve.nodeids import node_name
 from kevolve.v1 import common_pb2, job_pb2
 
 FINAL_AT_CREATION = (common_pb2.NO_CODE,)  # verdicts a node has from its creation on
@@ -25,7 +26,7 @@ FINAL_AT_CREATION = (common_pb2.NO_CODE,)  # verdicts a node has from its creati
 def job_table(job: job_pb2.Job) -> Table:
     table = Table(show_header=False, box=None)
     unit = job.fitness_unit or ("speedup vs torch.compile" if job.fitness_is_speed else "correctness only")
-    best = (f"{node_suffix(job.best_node_id, job.job_id)}  fitness {job.best_fitness:.3f} ({unit})"
+    best = (f"{node_name(job.best_node_id, job.job_id)}  fitness {job.best_fitness:.3f} ({unit})"
             if job.best_node_id else "none yet")
     rows = [
         ("job", job.job_id), ("spec", job.spec.name), ("platform", job.platform),
@@ -41,17 +42,12 @@ def job_table(job: job_pb2.Job) -> Table:
     return table
 
 
-def node_suffix(node_id: str, job_id: str) -> str:
-    """A node's name within its job (node ids are the job id plus a suffix)."""
-    return node_id[len(job_id) + 1:] if node_id.startswith(f"{job_id}-") else node_id
-
-
 def candidate_line(c: job_pb2.Candidate, job_id: str) -> str:
     verdict = common_pb2.Verdict.Name(c.verdict)
     why = c.reason[:80] if c.verdict != common_pb2.PASSED else ""
     if c.decided_by.startswith("dedupe:"):
-        why = f"same code as {node_suffix(c.decided_by.removeprefix('dedupe:'), job_id)}"
-    return f"  node {node_suffix(c.node_id, job_id):<5} gen {c.generation} {verdict:<16} fitness {c.fitness:.3f}  {why}"
+        why = f"same code as {node_name(c.decided_by.removeprefix('dedupe:'), job_id)}"
+    return f"  node {node_name(c.node_id, job_id):<5} gen {c.generation} {verdict:<16} fitness {c.fitness:.3f}  {why}"
 
 
 def follow(connect: Callable[[], JobClient], job_id: str, budget: int) -> job_pb2.Job:
@@ -238,7 +234,7 @@ def candidates(job_id: str, output: OutputOption = Output.table, target: Target 
     for column in ("gen", "verdict", "fitness", "decided by", "reason"):
         table.add_column(column)
     for c in nodes:
-        table.add_row(node_suffix(c.node_id, job_id), node_suffix(c.parent_id, job_id) or "-", str(c.generation),
+        table.add_row(node_name(c.node_id, job_id), node_name(c.parent_id, job_id) or "-", str(c.generation),
                       common_pb2.Verdict.Name(c.verdict), f"{c.fitness:.3f}", c.decided_by, c.reason[:60])
     console.print(table)
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from kevolve.nodeids import node_name
 from kevolve.reports import EvaluationReport, Mismatch, ProfileReport
 from kevolve.v1 import common_pb2, profile_pb2, work_pb2
 
@@ -154,8 +155,9 @@ def _evidence_numbers(metrics: dict[str, float]) -> list[str]:
     return parts
 
 
-def summarize_tried(nodes: list[common_pb2.NodeSummary]) -> list[str]:
-    """One line per earlier attempt: how it was made and how it fared."""
+def summarize_tried(nodes: list[common_pb2.NodeSummary], job_id: str = "") -> list[str]:
+    """One line per earlier attempt: how it was made and how it fared, each node named within
+    its job (every id of a job starts with the job's id)."""
     lines = []
     for node in nodes:
         if not node.node_id:
@@ -164,7 +166,7 @@ def summarize_tried(nodes: list[common_pb2.NodeSummary]) -> list[str]:
         verdict = common_pb2.Verdict.Name(node.verdict) if node.verdict else "PENDING"
         outcome = f"{verdict}" + (f" fitness {node.fitness:.3g}" if node.verdict == V.PASSED else "")
         tail = f" — {node.summary}" if node.summary else ""
-        lines.append(f"{node.node_id[:12]}: {how} -> {outcome}{tail}"[:300])
+        lines.append(f"{node_name(node.node_id, job_id)}: {how} -> {outcome}{tail}"[:300])
     return lines
 
 
@@ -172,7 +174,7 @@ def diagnose(parent: ParentArtifacts | None, request: work_pb2.ExpandRequest, lo
     """The structured diagnosis of the node being expanded (root expansions get "first_draft")."""
     diag = work_pb2.Diagnosis()
     history = list(request.ancestors) + list(request.siblings)
-    diag.tried.extend(summarize_tried(([parent.node] if parent else []) + history))
+    diag.tried.extend(summarize_tried(([parent.node] if parent else []) + history, request.job_id))
     if parent is None or not parent.node.node_id:
         diag.category = "first_draft"
         diag.evidence = "no parent kernel: write the first version from the spec"

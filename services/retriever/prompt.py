@@ -97,15 +97,15 @@ class PromptBuilder:
                 "tunables": ", ".join(f"{k}={v}" for k, v in sorted(node.tunables.items())),
                 "code": _clip(inputs.parent_code, inputs.max_code_chars) if inputs.parent_code else "",
             }
-        trajectory = summarize_tried(list(request.ancestors)) if mode in (
+        trajectory = summarize_tried(list(request.ancestors), request.job_id) if mode in (
             "PARENT_TRAJECTORY", "TRAJECTORY_AND_SIBLINGS") else []
-        siblings = summarize_tried(list(request.siblings)) if mode in (
+        siblings = summarize_tried(list(request.siblings), request.job_id) if mode in (
             "SIBLING_COMPARE", "TRAJECTORY_AND_SIBLINGS") else []
         best_sibling = None
         if siblings and inputs.best_sibling_code:
             node, code = inputs.best_sibling_code
             best_sibling = {"node_id": node.node_id, "fitness": node.fitness, "code": _clip(code, inputs.max_code_chars)}
-        elites = summarize_tried(list(request.elites)) if mode != "FRESH_START" else []
+        elites = summarize_tried(list(request.elites), request.job_id) if mode != "FRESH_START" else []
         best = None
         if inputs.best_code and mode != "FRESH_START":
             node, code = inputs.best_code

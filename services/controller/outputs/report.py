@@ -13,6 +13,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from kevolve.nodeids import node_name
 from kevolve.v1 import common_pb2
 
 from .export import TEMPLATES
@@ -95,15 +96,6 @@ def models_used(nodes: list[ReportNode]) -> list[tuple[str, int, int]]:
     return [(m, c, t) for m, (c, t) in sorted(seen.items())]
 
 
-def node_label(node_id: str, job_id: str) -> str:
-    """A node's name within its job: node ids start with the job's id, which every node shares
-    (cut to 8 characters, all of them read alike)."""
-    for sep in ("-", ":", "/", "."):
-        if job_id and node_id.startswith(job_id + sep):
-            return node_id[len(job_id) + 1:]
-    return node_id
-
-
 def tree_svg(data: ReportData, dx: int = 78, dy: int = 64) -> str:
     """The search graph as an inline SVG (a tidy tree: leaves side by side in search order,
     each parent over its children): colour = verdict, size = fitness, blue = the path to the
@@ -153,7 +145,7 @@ def tree_svg(data: ReportData, dx: int = 78, dy: int = 64) -> str:
         scale = 0.55 + 0.9 * max(n.fitness, 0.0) / best
         rx, ry = 24 * scale, 14 * scale
         on = n.node_id in on_path
-        label = node_label(n.node_id, data.job_id)
+        label = node_name(n.node_id, data.job_id)
         tip = html.escape(f"{n.node_id} {n.verdict_name} {n.fitness:.2f}x {n.summary}".strip())
         parts.append(f'<g><title>{tip}</title>'
                      f'<ellipse cx="{x:.1f}" cy="{y:.1f}" rx="{rx:.1f}" ry="{ry:.1f}" '
@@ -245,7 +237,7 @@ def render_report(data: ReportData) -> str:
         plot=_markup(fitness_svg(data)), code=_markup(code), code_css=_markup(code_css),
         by_verdict=sorted(by_verdict.items()), colours=VERDICT_COLOURS, best=best,
         failures=failure_reasons(data.nodes), models=models_used(data.nodes),
-        best_label=node_label(best.node_id, data.job_id) if best else "")
+        best_label=node_name(best.node_id, data.job_id) if best else "")
 
 
 def _markup(text: str) -> Markup:

@@ -188,3 +188,16 @@ async def test_the_prompt_shows_the_best_kernels_code_the_targets_figures_and_it
     # The best kernel is not repeated when it is the current one.
     again = await expander.expand(expand_request(local, elite, elites=[weaker, elite]))
     assert "The best of them" not in again.prompt.user
+
+
+async def test_history_lines_name_nodes_within_their_job(local: LocalStore, expander: Expander) -> None:
+    """Every node id of a job starts with the job's id: the prompt's history names each node by
+    its own suffix, so two attempts read apart."""
+    job = "3f9c2a7d41b0e5aa"
+    parent = node(local, f"{job}-n4", V.PASSED, fitness=1.2, report=eval_report("PASSED"))
+    sibling = node(local, f"{job}-n5", V.COMPILE_ERROR, summary="NameError")
+    request = expand_request(local, parent, mode=common_pb2.TRAJECTORY_AND_SIBLINGS, siblings=[sibling],
+                             ancestors=[node(local, f"{job}-n1", V.PASSED, fitness=1.0)])
+    request.job_id = job
+    user = (await expander.expand(request)).prompt.user
+    assert "- n1: " in user and "- n5: " in user and f"{job[:12]}:" not in user

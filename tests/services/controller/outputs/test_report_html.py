@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from kevolve.v1 import common_pb2, job_pb2
-from services.controller.outputs.report import (CaseSpeedup, ReportData, ReportNode, node_label, path_to,
-                                                render_report, write_report)
+from kevolve.nodeids import node_name
+from services.controller.outputs.report import (CaseSpeedup, ReportData, ReportNode, path_to, render_report,
+                                                write_report)
 from services.controller.search import make_policy
 from services.controller.search.simulate import run_search
 
@@ -41,7 +42,7 @@ def test_report_content() -> None:
     assert page.count("<svg") == 2  # tree and plot, both drawn without Graphviz
     best = data.best_path[-1]
     # Every node is drawn under its own name, and the best path is highlighted (blue, thick).
-    assert all(f">{node_label(n.node_id, data.job_id)}</text>" in page for n in data.nodes)
+    assert all(f">{node_name(n.node_id, data.job_id)}</text>" in page for n in data.nodes)
     assert page.count('stroke="#1565c0" stroke-width="3"') >= 2 * len(data.best_path)
     assert "class=\"best-line\"" in page
     # Per-shape table: the winning case names the kernel; the losing one says fallback.
