@@ -156,6 +156,31 @@ def demo(spec: Annotated[Path, typer.Argument(help="the spec to optimise")] = RE
         system.stop()
 
 
+@app.command()
+def throughput(spec: Annotated[Path, typer.Argument(help="the spec one long search runs on")],
+               platform: PlatformOption = "cpu",  # type: ignore[assignment]
+               budget: Annotated[int, typer.Option(help="candidates the search judges")] = 40,
+               parallelism: Annotated[int, typer.Option(help="expansions in flight")] = 4,
+               wall_clock_s: Annotated[float, typer.Option(help="the search's own time limit")] = 1800.0,
+               out: Annotated[Path | None, typer.Option(help="report folder (default: RUN_DIR/throughput)")] = None,
+               target: Annotated[str | None, typer.Option("--target", help="controller HOST:PORT")] = None,
+               run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
+    """Judge one long search against a running system: candidates per minute, time per evaluation and its phases,
+    GPU busy share."""
+    from kevolve.client import throughput as tp
+    from kevolve.client.jobclient import resolve_target
+
+    source(spec)
+    try:
+        client = JobClient(resolve_target(target, run_dir))
+        report = tp.measure(client, spec, platform_name(platform), budget, parallelism, wall_clock_s)
+    except ClientError as exc:
+        raise fail(exc) from exc
+    paths = tp.write(report, out or run_dir / "throughput")
+    console.print(report.markdown(), markup=False)
+    console.print(f"wrote {paths[0]} and {paths[1]}")
+
+
 def _bench_command() -> None:
     """`kevolve bench` is registered only once its implementation module exists."""
     try:

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Evaluation throughput of one long search through the whole system:
+#   bash bench/run_throughput.sh [SPEC] [PLATFORM] [BUDGET]
+# starts NATS and every service with `kevolve up --platform PLATFORM` (a cuda pool screens on
+# the cpu pool first), runs `kevolve throughput` (one job of BUDGET candidates, 4 expansions
+# in flight) and writes $OUT/throughput_<spec>_<platform>.{json,md}: candidates judged per
+# minute, wall time per evaluation (median, p95) and per phase, the GPU's busy share.
+# Defaults: examples/softmax.py, cpu, 40 candidates, OUT=bench/results.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+SPEC=${1:-examples/softmax.py}; PLATFORM=${2:-cpu}; BUDGET=${3:-40}
+PY=${PY:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
+OUT=${OUT:-bench/results}; mkdir -p "$OUT"
+export KEVOLVE_CONTROLLER_PROFILE=${KEVOLVE_CONTROLLER_PROFILE:-none}   # judging only: no profiles
+RUN=${RUN:-/tmp/kevolve-throughput-$(date +%s)}
+"$PY" -m kevolve.client.main up --platform "$PLATFORM" --port 0 --run-dir "$RUN" > "$RUN.up.log" 2>&1 &
+UP=$!
+for _ in $(seq 1 240); do [ -f "$RUN/state.json" ] && break; sleep 0.5; done
+"$PY" -m kevolve.client.main throughput "$SPEC" --platform "$PLATFORM" --budget "$BUDGET" --out "$OUT" \
+  --run-dir "$RUN"
+STATUS=$?
+kill -TERM $UP; wait $UP
+exit $STATUS
