@@ -42,6 +42,13 @@ def job_table(job: job_pb2.Job) -> Table:
     return table
 
 
+def require_success(job: job_pb2.Job) -> None:
+    """Exit 1, saying how the job ended, unless it succeeded (scripts read the exit status)."""
+    if job.state != job_pb2.SUCCEEDED:
+        raise fail(RuntimeError(f"job {job.job_id} ended {job_pb2.JobState.Name(job.state)}: "
+                                f"{job.end_reason or 'no reason given'}"))
+
+
 def candidate_line(c: job_pb2.Candidate, job_id: str) -> str:
     verdict = common_pb2.Verdict.Name(c.verdict)
     why = c.reason[:80] if c.verdict != common_pb2.PASSED else ""
@@ -148,9 +155,8 @@ def submit(
         raise fail(exc) from exc
     if quiet:
         print_json(as_dict(job))
-    if wait and job.state != job_pb2.SUCCEEDED:
-        raise fail(RuntimeError(f"job {job.job_id} ended {job_pb2.JobState.Name(job.state)}: "
-                                f"{job.end_reason or 'no reason given'}"))
+    if wait:
+        require_success(job)
 
 
 def _wait_quietly(connect: Callable[[], JobClient], job_id: str) -> job_pb2.Job:
@@ -210,9 +216,7 @@ def watch(job_id: str, target: Target = None, run_dir: RunDir = DEFAULT_RUN_DIR)
     except ClientError as exc:
         raise fail(exc) from exc
     console.print(job_table(job))
-    if job.state != job_pb2.SUCCEEDED:
-        raise fail(RuntimeError(f"job {job_id} ended {job_pb2.JobState.Name(job.state)}: "
-                                f"{job.end_reason or 'no reason given'}"))
+    require_success(job)
 
 
 @app.command()
