@@ -219,8 +219,6 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
            "BLOCK_D": max(16, min(64, pow2(d))), "BLOCK_DV": head}
     cpu = {"BLOCK_M": max(16, min(128, pow2(lq))), "BLOCK_N": max(16, min(256, pow2(lk))),
            "BLOCK_D": max(16, min(128, pow2(d))), "BLOCK_DV": head}
-    cpu["BLOCK_Z"] = max(1, min(pow2(z_n), INTERPRETER_TILE // (cpu["BLOCK_M"] * max(
-        cpu["BLOCK_N"], cpu["BLOCK_D"], head))))
     mul_s, mul_o = dot_type(scores.a.dtype, scores.b.dtype), dot_type(p_dtype, v.dtype)
     # Key and value tiles of every pipeline stage share the block's shared memory with the
     # query tile and the probabilities: fewer stages (then narrower key blocks) where wide
@@ -234,13 +232,13 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
             break
         gpu["BLOCK_N"] //= 2
     args = kernel_args(k)
-    interpreter = batched if batched_form_ok(batched, args, ("tl.max(g, 2)", "tl.sum(p, 2)", "tl.sum(tl.exp(g - m_ref), 2)")) \
-        else None
-    if interpreter is None:
-        cpu["BLOCK_Z"] = 1
-    cpu_grid = (math.ceil(lq / cpu["BLOCK_M"]), math.ceil(z_n / cpu["BLOCK_Z"]))
-    if interpreter is None:
-        del cpu["BLOCK_Z"]
+    own = ("tl.max(g, 2)", "tl.sum(p, 2)", "tl.sum(tl.exp(g - m_ref), 2)")  # the batched form's own reductions
+    interpreter = batched if batched_form_ok(batched, args, own) else None
+    pairs = 1
+    if interpreter is not None:
+        pairs = max(1, min(pow2(z_n), INTERPRETER_TILE // (cpu["BLOCK_M"] * max(cpu["BLOCK_N"], cpu["BLOCK_D"], head))))
+        cpu["BLOCK_Z"] = pairs
+    cpu_grid = (math.ceil(lq / cpu["BLOCK_M"]), math.ceil(z_n / pairs))
     return Kernel(k, args, LaunchShape((math.ceil(lq / gpu["BLOCK_M"]), z_n), gpu, 4, stages),
                   LaunchShape(cpu_grid, cpu, 1), [out], interpreter=interpreter)
 
