@@ -50,6 +50,7 @@ def check_key(key: str) -> str:
 
 class ObjectStore(Protocol):
     def put(self, data: bytes, prefix: str, suffix: str = "") -> str: ...
+    def put_at(self, key: str, data: bytes) -> str: ...
     def get(self, key: str) -> bytes: ...
     def exists(self, key: str) -> bool: ...
 
@@ -63,9 +64,14 @@ class LocalStore:
 
     def put(self, data: bytes, prefix: str, suffix: str = "") -> str:
         key = check_key(content_key(data, prefix, suffix))
-        path = self.root / key
-        if path.exists():
+        if (self.root / key).exists():
             return key
+        return self.put_at(key, data)
+
+    def put_at(self, key: str, data: bytes) -> str:
+        """``data`` under a key the caller names (a cache entry found again by what it is for),
+        replacing what was there."""
+        path = self.root / check_key(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         with os.fdopen(fd, "wb") as fh:
@@ -139,8 +145,12 @@ class S3Store:
 
     @_transient
     def put(self, data: bytes, prefix: str, suffix: str = "") -> str:
-        key = check_key(content_key(data, prefix, suffix))
-        self.client.put_object(self.bucket, key, io.BytesIO(data), length=len(data))
+        return self.put_at(content_key(data, prefix, suffix), data)
+
+    @_transient
+    def put_at(self, key: str, data: bytes) -> str:
+        """``data`` under a key the caller names, replacing what was there."""
+        self.client.put_object(self.bucket, check_key(key), io.BytesIO(data), length=len(data))
         return key
 
     @_transient

@@ -31,8 +31,8 @@ async def serve() -> None:
     except UnknownPlatform as exc:
         print(f"evaluator: invalid setting KEVOLVE_EVALUATOR_PLATFORM: {exc}", file=sys.stderr)
         raise SystemExit(EXIT_CONFIG) from None
-    harness = Harness(settings, common.kb_dir)
     store = open_store(common)
+    harness = Harness(settings, common.kb_dir, store)
     try:
         await runtime.serve_work(
             common, service="evaluator", instance=f"evaluator-{platform.name}",

@@ -61,6 +61,10 @@ class EvaluatorSettings(BaseSettings):
     reference_cache_entries: int = Field(
         64, ge=0, le=10_000, description="cached reference runs kept on disk"
     )
+    # A job's reference (inputs, expected outputs, weights) is shared through the object store
+    # with the pool's other workers, up to this size; larger ones each worker computes itself.
+    reference_share_mb: int = Field(512, ge=0, le=1_000_000,
+                                    description="largest reference run shared through the object store (0 = none)")
     worker_name: str = Field("", description="name written into results; default host:pid")
 
     @field_validator("platform")

@@ -9,10 +9,12 @@ loaded from files and decides the verdict.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
 import sys
+import tarfile
 import threading
 import time
 import uuid
@@ -26,6 +28,7 @@ from prometheus_client import Counter
 from kevolve.exec import sandbox
 from kevolve.exec.childstatus import ChildFailure
 from kevolve.exec.gpulock import GpuLock
+from kevolve.objstore import ObjectNotFound, ObjectStore
 from kevolve.reports import Mismatch
 from kevolve.specfile import SpecError, check_outline
 
@@ -59,9 +62,11 @@ def _give_back(gpu_lock: GpuLock | None, state: RunState) -> None:
 
 
 class Harness:
-    def __init__(self, settings: EvaluatorSettings, kb_dir: Path) -> None:
+    def __init__(self, settings: EvaluatorSettings, kb_dir: Path, store: ObjectStore | None = None) -> None:
         self.settings = settings
         self.kb_dir = kb_dir
+        # Where the pool's workers share reference runs (None: each worker computes its own).
+        self.store = store
         self.root = settings.scratch_dir.resolve()
         (self.root / "refcache").mkdir(parents=True, exist_ok=True)
         (self.root / "runs").mkdir(parents=True, exist_ok=True)
@@ -165,6 +170,9 @@ class Harness:
             if cached is not None:
                 os.utime(final)  # recently used: kept by the cache trim
                 return final, cached, ""
+            shared = self._fetch_shared(key, final)
+            if shared is not None:
+                return final, shared, ""
             work = self.root / "refcache" / f".tmp-{uuid.uuid4().hex}"
             work.mkdir()
             plan.write(work)
@@ -180,8 +188,54 @@ class Harness:
                 )
                 return None, result, f"the spec's reference run failed: {why}"
             os.replace(work, final)
+            self._share(key, final)
             self._trim_cache()
             return final, result, ""
+
+    def _shared_key(self, key: str) -> str:
+        return f"refcache/{key}.tar"
+
+    def _fetch_shared(self, key: str, final: Path) -> ReferenceResult | None:
+        """A reference run another worker of the pool shared for this job, unpacked into the
+        local cache; None when there is none (or it cannot be read: computed here instead)."""
+        if self.store is None or not self.settings.reference_share_mb:
+            return None
+        try:
+            data = self.store.get(self._shared_key(key))
+        except ObjectNotFound:
+            return None
+        except Exception as exc:  # noqa: BLE001 - the store is a shortcut: any failure means compute
+            log.warning("shared reference unreadable; computing it", error=repr(exc))
+            return None
+        work = self.root / "refcache" / f".tmp-{uuid.uuid4().hex}"
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r") as tar:
+                tar.extractall(work, filter="data")  # no links, no paths out of ``work``
+            result = ReferenceResult.read(work / result_file("reference"))
+            if result is None or not result.ok:
+                raise ValueError("the shared run holds no successful reference result")
+            os.replace(work, final)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("shared reference unusable; computing it", error=repr(exc))
+            shutil.rmtree(work, ignore_errors=True)
+            return None
+        log.info("reference run taken from the object store", key=self._shared_key(key))
+        return result
+
+    def _share(self, key: str, final: Path) -> None:
+        """Offer a reference run this worker computed to the pool's other workers."""
+        if self.store is None or not self.settings.reference_share_mb:
+            return
+        size = sum(f.stat().st_size for f in final.rglob("*") if f.is_file())
+        if size > self.settings.reference_share_mb * 2**20:
+            return
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as tar:
+            tar.add(final, arcname=".")
+        try:
+            self.store.put_at(self._shared_key(key), buffer.getvalue())
+        except Exception as exc:  # noqa: BLE001 - sharing is an optimisation; the verdict never depends on it
+            log.warning("could not share the reference run", error=repr(exc))
 
     def _trim_cache(self) -> None:
         entries = sorted(

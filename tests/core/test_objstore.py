@@ -163,3 +163,13 @@ def test_silent_s3_endpoint_times_out_instead_of_hanging(silent_endpoint: int) -
         open_store(_s3_settings(f"s3://127.0.0.1:{silent_endpoint}/kevolve", s3_timeout_s=0.25))
     # 4 attempts x (0.25 s read timeout, one urllib3 retry) plus backoff: seconds, not minutes.
     assert time.monotonic() - started < 15
+
+
+def test_a_named_object_is_found_again_by_its_name_and_replaced(any_store: ObjectStore) -> None:
+    """put_at: a cache entry under a key derived from what it is for (a job's reference run)."""
+    assert any_store.put_at("refcache/abc.tar", b"first") == "refcache/abc.tar"
+    assert any_store.get("refcache/abc.tar") == b"first"
+    any_store.put_at("refcache/abc.tar", b"second")
+    assert any_store.get("refcache/abc.tar") == b"second"
+    with pytest.raises(ValueError):
+        any_store.put_at("../escape", b"x")

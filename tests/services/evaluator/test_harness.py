@@ -14,6 +14,7 @@ from kevolve.platforms import get_platform
 from kevolve.specfile import check_outline
 from kevolve.v1 import common_pb2
 from services.evaluator.compare import Agreement, Mismatch, compare
+from services.evaluator.config import EvaluatorSettings
 from services.evaluator.harness import Harness
 from services.evaluator.protocol import derive_seed
 from services.evaluator.sandboxed.inputs import degenerate
@@ -193,3 +194,31 @@ def test_interpreter_children_run_one_thread_per_library(cpu_harness: Harness) -
     product 80 times slower on a loaded host."""
     env = cpu_harness._env(cpu_job(REPO_ROOT / "examples" / "softmax.py", REPO_ROOT / "examples" / "softmax.py"))
     assert {env[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")} == {"1"}
+
+
+def test_a_jobs_reference_run_is_shared_by_the_pools_workers(tmp_path: Path) -> None:
+    """Two workers of one pool (their own scratch, one object store): the first computes the
+    job's reference run and shares it, the second takes it from the store instead of running
+    the spec again, and judges the candidate the same way."""
+    from kevolve.objstore import LocalStore
+
+    store = LocalStore(tmp_path / "objects")
+    workers = [Harness(EvaluatorSettings(platform="cpu", scratch_dir=tmp_path / f"w{i}", timeout_s=90,
+                                         memory_mb=4096, warm_pool=False), REPO_ROOT / "kb", store)
+               for i in range(2)]
+    runs: list[str] = []
+    for worker in workers:
+        child = worker._child
+
+        def counting(job, mode, work, timeout_s, grace=None, _child=child):  # type: ignore[no-untyped-def]
+            runs.append(mode)
+            return _child(job, mode, work, timeout_s, grace)
+
+        worker._child = counting  # type: ignore[method-assign]
+    job = cpu_job(SPECS / "add_relu_small.py", GOOD / "add_relu.py")
+    verdicts = [w.evaluate(job).result.verdict for w in workers]
+    for w in workers:
+        w.close()
+    assert verdicts == [common_pb2.PASSED, common_pb2.PASSED]
+    assert runs.count("reference") == 1 and runs.count("candidate") == 2
+    assert [k for k in (tmp_path / "objects" / "refcache").iterdir()]
