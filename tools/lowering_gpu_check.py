@@ -8,7 +8,7 @@ float32, 1e-2 for 16-bit floats), and time both with ``triton.testing.do_bench``
 This runs spec code in-process: use it on specs you wrote, not on a service's inputs.
 
     python tools/lowering_gpu_check.py SPEC_OR_DIR ... --out results.jsonl [--compile] [--limit N]
-        [--shard I/N --gpu-lock FILE]
+        [--shard I/N --gpu-lock FILE] [--tunable BLOCK_K=64 ...]
 
 Several shards may run at once on one GPU: capture, lowering and compiles overlap, and the
 correctness run and timings of one spec hold the lock file, so no two specs are timed at once.
@@ -35,6 +35,7 @@ import torch  # noqa: E402
 from kevolve.specfile import load_module  # noqa: E402
 from services.generator.lowering import program_source  # noqa: E402
 from services.generator.lowering.capture import capture  # noqa: E402
+from services.generator.lowering.tunables import Tunables  # noqa: E402
 
 
 def _outputs(value: Any) -> list[torch.Tensor]:
@@ -65,7 +66,7 @@ def _warm(fn: Any, inputs: list[Any]) -> None:
     torch.cuda.synchronize()
 
 
-def check(path: Path, with_compile: bool, lock: Path | None = None) -> dict[str, Any]:
+def check(path: Path, with_compile: bool, lock: Path | None = None, tuned: Tunables | None = None) -> dict[str, Any]:
     row: dict[str, Any] = {"spec": str(path)}
     source = path.read_text()
     started = time.perf_counter()
@@ -75,7 +76,7 @@ def check(path: Path, with_compile: bool, lock: Path | None = None) -> dict[str,
         row.update(status="capture_failed", error=cap.error[:500])
         return row
     try:
-        code = program_source(source, path.stem, cap)
+        code = program_source(source, path.stem, cap, tuned)
     except Exception as exc:  # noqa: BLE001 - reported per spec
         row.update(status="lowering_failed", error=f"{type(exc).__name__}: {exc}"[:500])
         return row
@@ -142,7 +143,10 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="at most this many specs")
     parser.add_argument("--shard", default="0/1", help="I/N: every N-th spec from the I-th")
     parser.add_argument("--gpu-lock", type=Path, default=None, help="a lock file shared by concurrent shards")
+    parser.add_argument("--tunable", action="append", default=[], metavar="KEY=VALUE",
+                        help="lower under this tunable (kb/lowering/tunables.toml's names); repeatable")
     args = parser.parse_args()
+    tuned = Tunables.from_strings(dict(t.split("=", 1) for t in args.tunable)) if args.tunable else None
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     specs = [p for path in args.paths for p in (sorted(path.rglob("*.py")) if path.is_dir() else [path])]
@@ -153,7 +157,9 @@ def main() -> None:
     with args.out.open("a") as out:
         for spec in specs:
             try:
-                row = check(spec, args.compile, args.gpu_lock)
+                row = check(spec, args.compile, args.gpu_lock, tuned)
+                if args.tunable:
+                    row["tunables"] = args.tunable
             except Exception as exc:  # noqa: BLE001 - one spec's failure never stops the run
                 row = {"spec": str(spec), "status": "error", "error": f"{type(exc).__name__}: {exc}"[:800]}
             torch.cuda.empty_cache()
