@@ -148,6 +148,9 @@ class KernelWriter:
     _scopes: list[dict[str, str]] = field(default_factory=lambda: [{}])
     _counter: Iterator[int] = field(default_factory=itertools.count)
     wide_index: bool = False  # int64 offsets (tensors past 2**31 elements)
+    # Values that are a buffer's elements as loaded (widened or not): value -> (the raw load,
+    # its mask, the buffer's dtype). Masked lanes of such a load hold 0.
+    loads: dict[str, tuple[str, str | None, str]] = field(default_factory=dict)
 
     # -- naming -------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
@@ -217,7 +220,9 @@ class KernelWriter:
         code = f"tl.load({ptr} + {where}" + (f", mask={mask}, other=0)" if mask else ")")
         raw = self.var(code, buf.dtype)
         want = compute_dtype(buf.dtype)
-        return raw if want == buf.dtype else self.var(f"{raw}.to({TL_TYPES[want]})", want)
+        value = raw if want == buf.dtype else self.var(f"{raw}.to({TL_TYPES[want]})", want)
+        self.loads[value] = (raw, mask, buf.dtype)
+        return value
 
     def store(self, buf: Buffer, offset: Expr, value: str, mask: str | None) -> None:
         ptr = self.pointer(buf)

@@ -128,15 +128,10 @@ def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileL
         k.line(f"rkb = k0 + tl.arange(0, {bk_}){row}")
         amask = f"{zmask}(rm < {m}) & (rka < {kdim})"
         bmask = f"{zmask}(rkb < {kdim}) & (rn < {n})"
-        av = k.cast(load_a(k, z, mi, ka, amask), acc_type)
-        bv = k.cast(load_b(k, z, kb, ni, bmask), acc_type)
-        # Masked lanes load 0 already; where() also clears values computed from them.
-        av = k.var(f"tl.where({amask}, {av}, 0.0)", acc_type)
-        bv = k.var(f"tl.where({bmask}, {bv}, 0.0)", acc_type)
+        av = _dot_operand(k, load_a(k, z, mi, ka, amask), amask, mul_type, acc_type)
+        bv = _dot_operand(k, load_b(k, z, kb, ni, bmask), bmask, mul_type, acc_type)
         precision = ""
-        if mul_type == "float16":
-            av, bv = k.cast(av, mul_type), k.cast(bv, mul_type)
-        elif mul_type == "bfloat16":
+        if mul_type == "bfloat16":
             # Every bfloat16 value is a tf32 value, so tf32 products are exact; Triton's
             # interpreter has no bfloat16 product of its own.
             precision = ', input_precision="tf32"'
@@ -148,6 +143,24 @@ def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileL
     k.dtypes["acc"] = acc_type
     store(k, z, mi, ni, "acc", f"{zmask}(rm < {m}) & (rn < {n})")
     return k
+
+
+def _dot_operand(k: KernelWriter, value: str, mask: str, mul_type: str, acc_type: str) -> str:
+    """A tile ready for ``tl.dot``. A buffer's elements loaded under the tile's own mask go in
+    as loaded: masked lanes hold 0 already, and a 16-bit tile feeds the tensor cores in its
+    own type (widening it to float32 and narrowing it back cost every K step a conversion of
+    the whole tile and kept the operand in registers: 16-bit products ran at half cuBLAS's
+    speed). Anything computed is cleared outside the mask, then put in the product's type."""
+    raw, load_mask, dtype = k.loads.get(value, ("", None, ""))
+    if raw and load_mask == mask:
+        # bfloat16 tiles go through float32 (tf32 products, exact): Triton's interpreter has
+        # no bfloat16 product, and both devices run the same source.
+        if dtype == mul_type and mul_type != "bfloat16":
+            return raw
+        if mul_type != "float16":
+            return k.cast(value, acc_type)
+    clean = k.var(f"tl.where({mask}, {k.cast(value, acc_type)}, 0.0)", acc_type)
+    return k.cast(clean, mul_type) if mul_type == "float16" else clean
 
 
 def matmul(b: Builder, name: str, a: Value, bm: Value, out: Buffer, batch: int, m: int, n: int, kdim: int,
