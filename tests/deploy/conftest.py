@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,3 +30,10 @@ def render(overlay: Path) -> list[dict[str, Any]]:
 @pytest.fixture(scope="session")
 def rendered() -> dict[str, list[dict[str, Any]]]:
     return {name: render(K8S / name) for name in OVERLAYS}
+
+
+@pytest.fixture(scope="session")
+def render_overlay() -> Callable[[str], list[dict[str, Any]]]:
+    """Renders any folder under deploy/k8s by name (a fixture: test modules never import
+    conftest, whose module name other test folders share)."""
+    return lambda name: render(K8S / name)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import kubernetes_validate
@@ -23,11 +24,6 @@ OVERLAYS = ("dev", "prod")  # as rendered by tests/deploy/conftest.py
 
 # Oldest Kubernetes we support: grpc probes are GA since 1.27; keep a margin.
 KUBE_VERSION = "1.30.0"
-def render_overlay(name: str) -> list[Obj]:
-    from conftest import K8S, render
-
-    return render(K8S / name)
-
 
 # Custom resources that kubernetes-validate has no schema for; checked by hand below.
 CRD_KINDS = {("keda.sh/v1alpha1", "ScaledObject")}
@@ -346,13 +342,14 @@ def test_network_policies_refuse_by_default_and_open_what_the_services_use(rende
     assert {p["port"] for rule in egress for p in rule["ports"]} == {4222, 53, 443, 8333, 9000}
 
 
-def test_nats_disruption_budget_lets_a_node_drain() -> None:
-    prod = render_overlay("prod")
+def test_nats_disruption_budget_lets_a_node_drain(rendered: dict[str, list[Obj]]) -> None:
+    prod = rendered["prod"]
     nats = next(o for o in prod if o["kind"] == "PodDisruptionBudget" and o["metadata"]["name"] == "nats")
     assert nats["spec"].get("maxUnavailable", 0) >= 1
 
 
-def test_the_monitoring_bundle_scrapes_every_pod_by_its_metrics_port() -> None:
+def test_the_monitoring_bundle_scrapes_every_pod_by_its_metrics_port(
+        render_overlay: Callable[[str], list[Obj]]) -> None:
     (monitor,) = render_overlay("monitoring")
     assert (monitor["apiVersion"], monitor["kind"]) == ("monitoring.coreos.com/v1", "PodMonitor")
     assert monitor["spec"]["selector"]["matchLabels"] == {"app.kubernetes.io/part-of": "kevolve"}
