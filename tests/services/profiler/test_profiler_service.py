@@ -162,7 +162,7 @@ async def test_mtia_sim_pool_reports_estimate_utilization_and_sram_overflow(
 
 def test_unknown_platform_or_bad_setting_stops_the_service_with_the_reason(service_env: dict[str, str]) -> None:
     for key, value, reason in (("KEVOLVE_PROFILER_PLATFORM", "tpu-v9", "unknown platform 'tpu-v9'"),
-                               ("KEVOLVE_PROFILER_TIMEOUT_S", "-1", "timeout_s")):
+                               ("KEVOLVE_PROFILER_TIMEOUT_S", "-1", "invalid setting KEVOLVE_PROFILER_TIMEOUT_S")):
         env = {**service_env, "KEVOLVE_PROFILER_PLATFORM": "cpu", key: value}
         proc = subprocess.run([sys.executable, "-m", "services.profiler"], cwd=REPO_ROOT, env=env,
                               capture_output=True, text=True, timeout=60)
