@@ -10,7 +10,7 @@ from kevolve.client.bench import discover_specs, run_bench
 from kevolve.client.launcher import start_system
 from kevolve.config import REPO_ROOT
 
-# A whole bench: about 3 minutes on 2 cores, more on a loaded machine.
+# A whole bench: about 4 minutes on 2 cores, more on a loaded machine.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 SUITE = REPO_ROOT / "bench" / "suite"
@@ -18,11 +18,11 @@ SUITE = REPO_ROOT / "bench" / "suite"
 
 def test_whole_suite_runs_as_jobs_and_every_spec_gets_a_verified_kernel(tmp_path: Path) -> None:
     # The cpu run of bench/suite (screening sizes, Triton interpreter, offline generator):
-    # every spec must reach a kernel that passes the evaluator within budget 3, as in
-    # bench/results/suite_cpu.md (about 5 minutes on 2 cores).
+    # every spec must reach a kernel that passes the evaluator within budget 2 (a first
+    # draft and one expansion of it; bench/results/suite_cpu.md runs budget 3).
     system = start_system(tmp_path / "run", ("cpu",))
     try:
-        result = run_bench(SUITE, "cpu", budget=3, out_dir=tmp_path / "out", grpc_target=system.grpc_target,
+        result = run_bench(SUITE, "cpu", budget=2, out_dir=tmp_path / "out", grpc_target=system.grpc_target,
                            parallel_jobs=3, job_timeout_s=600)
     finally:
         system.stop()
