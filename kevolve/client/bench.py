@@ -306,8 +306,15 @@ def _carry_over(result: BenchResult, earlier: Path, paths: list[Path],
     if before.platform != result.platform:
         raise ValueError(f"{earlier} is a run on {before.platform}, not {result.platform}: "
                          "resume a run of the same platform")
+    # Speeds found under another budget or policy are another search's: only a cpu run
+    # (correctness alone) goes on at another budget, each kept spec keeping its own.
+    checked = ("policy",) + (() if result.platform == "cpu" else ("budget",))
+    for attr in checked:
+        if getattr(before, attr) != getattr(result, attr):
+            raise ValueError(f"{earlier} ran with {attr} {getattr(before, attr)!r}, this run with "
+                             f"{getattr(result, attr)!r}: resume with the same {attr}")
     wanted = {p.stem for p in paths}
-    kept = [s for s in before.specs if s.spec in wanted and s.state in TERMINAL_NAMES
+    kept = [s.with_budget(before.budget) for s in before.specs if s.spec in wanted and s.state in TERMINAL_NAMES
             and "cancelled by the bench runner" not in s.error]
     result.specs.extend(kept)
     result.started_at, result.environment, result.device = before.started_at, before.environment, before.device
@@ -359,6 +366,7 @@ def run_bench(suite_dir: Path, platform: str, budget: int, out_dir: Path, grpc_t
 
     def one(path: Path) -> None:
         spec, env = run_one(api, path, platform, config, poll_s, job_timeout_s, on_progress)
+        spec.budget = budget
         with done:
             # The report is rewritten as each spec ends: a run cut short keeps every spec
             # that finished.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -64,6 +65,14 @@ class SpecResult:
     cost_usd: float = 0.0
     error: str = ""                 # runner-side failure (submit refused, timeout...)
     failures: str = ""              # when no kernel is correct: the commonest verdicts and reason
+    # Candidates this spec's job was allowed; 0: the report's budget. A cpu report resumed or
+    # merged at another budget keeps each spec's own (correctness alone: the verdicts compare).
+    budget: int = 0
+
+    def with_budget(self, budget: int) -> SpecResult:
+        """This result with its budget recorded (``budget``: its run's, where it has none)."""
+        self.budget = self.budget or budget
+        return self
 
     def main(self) -> CaseTiming | None:
         for case in self.cases:
@@ -113,12 +122,12 @@ class BenchResult:
         The runs must share platform, budget, policy and service settings (a report mixing them
         would compare unlike searches); machine facts come from the first run that recorded them.
         On the cpu platform, which measures correctness alone, the settings (how many candidates
-        are judged at once) change no verdict: runs with different ones merge, and the report
-        lists every value each setting had."""
+        are judged at once) and the budget change no verdict's meaning: runs with different ones
+        merge, the report lists every value each setting had and each spec keeps its budget."""
         out = BenchResult(**{**asdict(self), "specs": []})
-        out.specs = list(self.specs)
+        out.specs = [s.with_budget(self.budget) for s in self.specs]
         for run in later:
-            checked = ("platform", "budget", "policy") + (() if out.platform == "cpu" else ("settings",))
+            checked = ("platform", "policy") + (() if out.platform == "cpu" else ("settings", "budget"))
             for attr in checked:
                 if getattr(run, attr) != getattr(out, attr):
                     raise ValueError(f"cannot merge runs with different {attr}: "
@@ -127,7 +136,7 @@ class BenchResult:
                 values = out.settings.get(name, "").split(" | ") if out.settings.get(name) else []
                 out.settings[name] = " | ".join(values + ([value] if value not in values else []))
             names = {s.spec for s in run.specs}
-            out.specs = [s for s in out.specs if s.spec not in names] + list(run.specs)
+            out.specs = [s for s in out.specs if s.spec not in names] + [s.with_budget(run.budget) for s in run.specs]
             out.device = out.device or run.device
             out.environment = out.environment or dict(run.environment)
             out.copy_bw_gbs = out.copy_bw_gbs or run.copy_bw_gbs
@@ -336,9 +345,17 @@ def _pct(value: float | None) -> str:
     return _f(None if value is None else 100 * value, "{:.0f}%")
 
 
+def _other_budgets(result: BenchResult) -> str:
+    """" (201 specs at budget 2)" where specs kept from another run had another budget."""
+    others = Counter(s.budget for s in result.specs if s.budget and s.budget != result.budget)
+    if not others:
+        return ""
+    return " (" + ", ".join(f"{n} spec{'s' if n != 1 else ''} at budget {b}" for b, n in sorted(others.items())) + ")"
+
+
 def _header(result: BenchResult) -> list[str]:
     lines = [f"platform `{result.platform}`" + (f" ({result.device})" if result.device else ""),
-             f"suite `{result.suite}`, budget {result.budget} candidates per spec, "
+             f"suite `{result.suite}`, budget {result.budget} candidates per spec{_other_budgets(result)}, "
              f"policy {result.policy or 'default'}"]
     if result.platform == "cpu" or not any(s.speed_measured for s in result.specs):
         lines.append("This platform measures correctness only (Triton interpreter or no timings): "

@@ -292,6 +292,10 @@ def test_a_resumed_run_keeps_specs_that_ended_and_runs_the_rest(service: Service
     with pytest.raises(ValueError, match="same platform"):
         run_bench(SUITE, "cpu", budget=3, out_dir=tmp_path, grpc_target=target, token="s3cret", only=ONLY,
                   stem="part", resume=True)
+    # A GPU run's speeds belong to its budget: going on at another is refused, naming it.
+    with pytest.raises(ValueError, match="budget 3, this run with 2"):
+        run_bench(SUITE, "cuda", budget=2, out_dir=tmp_path, grpc_target=target, token="s3cret", only=ONLY,
+                  stem="part", resume=True)
 
 
 def test_the_cli_writes_into_the_run_dir_unless_told(service: Service, tmp_path: Path) -> None:

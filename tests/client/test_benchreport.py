@@ -169,3 +169,17 @@ def test_cpu_runs_with_different_concurrency_merge_and_gpu_runs_do_not() -> None
     assert merged.settings == {"KEVOLVE_EVALUATOR_CONCURRENCY": "2 | 14"}
     with pytest.raises(ValueError, match="different settings"):
         run("cuda", "2", "a").merged(run("cuda", "14", "b"))
+
+
+def test_a_cpu_report_of_parts_at_two_budgets_says_which_specs_ran_at_which() -> None:
+    def run(platform: str, budget: int, *specs: str) -> BenchResult:
+        return BenchResult(platform=platform, suite="corpus", budget=budget, policy="greedy",
+                           specs=[SpecResult(spec=s, correct=True, state="SUCCEEDED") for s in specs])
+
+    merged = run("cpu", 2, "a", "b").merged(run("cpu", 1, "c"))
+    assert {s.spec: s.budget for s in merged.specs} == {"a": 2, "b": 2, "c": 1}
+    header = render_markdown(merged).splitlines()[3]
+    assert "budget 2 candidates per spec (1 spec at budget 1)" in header
+    # Speeds found under different budgets are different searches': GPU parts do not merge.
+    with pytest.raises(ValueError, match="different budget"):
+        run("cuda", 2, "a").merged(run("cuda", 1, "c"))
