@@ -95,14 +95,19 @@ def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signat
         body.append(f"    consts = ({', '.join(built)},)")
         body.append(f"    self._kv_consts[({index}, dev)] = consts")
         body.append(f"{', '.join(src.buffer.name for src in constants)}, = consts")
+    # Parameters and buffers no kernel reads (a batch norm's num_batches_tracked) cost a
+    # call each per forward for nothing: left out.
+    read = {a.name for k in all_kernels(lowered.kernels) for a in k.args if isinstance(a, Buffer)}
+    read |= {b.name for b in lowered.outputs}
     for src in lowered.sources:
-        if src.kind != "constant":
+        if src.kind == "input" or (src.kind != "constant" and src.buffer.name in read):
             body.append(f"{src.buffer.name} = {src.code}.contiguous()")
     for buf in lowered.temporaries:
         shape = ", ".join(str(s) for s in buf.shape)
         body.append(f"{buf.name} = torch.empty(({shape}{',' if len(buf.shape) == 1 else ''}), "
                     f"dtype={_torch_dtype(buf.dtype)}, device=dev)")
-    allocated = {b.name for b in lowered.temporaries} | {s.buffer.name for s in lowered.sources}
+    allocated = {b.name for b in lowered.temporaries} | {s.buffer.name for s in lowered.sources
+                                                         if s.kind in ("input", "constant") or s.buffer.name in read}
     body.extend(_steps(lowered.kernels, names, allocated))
     outs = [b.name for b in lowered.outputs]
     structure = lowered.case.out_structure

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import keyword
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -81,6 +81,11 @@ class CaseLowerer:
         self._kernel_ids = itertools.count()
         self.users = Counter(ref for node in case.nodes for ref in _refs(node.args) + _refs(node.kwargs))
         self.users.update(_refs(case.outputs))
+        self.readers: dict[str, list[str]] = defaultdict(list)  # value -> the nodes reading it, once each
+        for node in case.nodes:
+            for ref in dict.fromkeys(_refs(node.args) + _refs(node.kwargs)):
+                self.readers[ref].append(node.name)
+        self.graph_outputs = set(_refs(case.outputs))
         self.attr_uses = {(u.node, tuple(u.path)): u.attr for u in case.attr_uses}
         self.nodes = {n.name: n for n in case.nodes}
         # Attention written as two products around a softmax: one streaming kernel.
@@ -164,11 +169,43 @@ class CaseLowerer:
                 value = self._attention(node, args) or fn(self, node, args, kwargs)
             else:
                 value = fn(self, node, args, kwargs)
-            if isinstance(value, Value) and self.users[node.name] > 1 and value.cost > tunables.current().fuse_limit:
+            if (isinstance(value, Value) and self.users[node.name] > 1 and value.cost > tunables.current().fuse_limit
+                    and not self._read_in_one_kernel(node.name)):
                 value = self.realize(value, "shared")
             self.env[node.name] = value
         outputs = self._outputs()
         return LoweredCase(self.case, self.sources, self.kernels, self.temporaries, outputs, self.scalars)
+
+    def _read_in_one_kernel(self, name: str) -> bool:
+        """Whether every reader of ``name`` is elementwise at its shape and their results meet,
+        through sole readers that are elementwise too, in one node. Inlined, the value is then
+        computed once, in that node's kernel (the kernel writer shares identical expressions):
+        storing it to share it would only add a pass over memory (``relu(a + b)`` reads
+        ``a + b`` twice, ``x * sigmoid(x)`` reads ``x`` twice)."""
+        meta = self._metas.get(name)
+        if meta is None or name in self.graph_outputs:
+            return False
+        chains: list[list[str]] = []
+        for reader in self.readers.get(name, []):
+            chain: list[str] = []
+            current = reader
+            while len(chain) < 16 and self._elementwise_at(current, meta.shape):
+                chain.append(current)
+                after = self.readers.get(current, [])
+                if len(after) != 1 or current in self.graph_outputs:
+                    break
+                current = after[0]
+            if not chain:
+                return False
+            chains.append(chain)
+        return bool(chains) and bool(set(chains[0]).intersection(*chains[1:]))
+
+    def _elementwise_at(self, name: str, shape: list[int]) -> bool:
+        node = self.nodes.get(name)
+        if node is None or node.target not in ops_pointwise.ELEMENTWISE or len(node.outputs) != 1:
+            return False
+        out = node.outputs[0]
+        return out is not None and out.shape == shape
 
     def _scores(self, node: Node, args: list[Any]) -> Value:
         """The first product of an attention: lazy, stored only if read outside the kernel."""

@@ -403,3 +403,13 @@ def shift(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Va
     shape, dtype = out_meta(node)
     op = "<<" if "lshift" in node.target or "left" in node.target else ">>"
     return elementwise(shape, dtype, args[:2], dtype, _fmt("({0} %s {1})" % op))
+
+
+# Operators whose result element i reads element i of each tensor operand, all at one shape
+# (prims take their operands already broadcast). lower.py keeps a value read twice within a
+# chain of them inlined: the kernel that computes the chain computes the value once.
+ELEMENTWISE = frozenset(
+    [f"prims.{n}.default" for n in (*UNARY_FLOAT, *ARITH, *COMPARE)]
+    + [f"prims.{n}.default" for n in ("neg", "abs", "reciprocal", "sign", "signbit", "isfinite", "bitwise_not",
+                                      "div", "fmod", "remainder", "pow", "atan2", "maximum", "fmax", "minimum",
+                                      "fmin", "where", "convert_element_type")])

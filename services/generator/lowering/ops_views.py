@@ -25,12 +25,19 @@ def _norm(dim: int, rank: int) -> int:
     return dim + rank if dim < 0 else dim
 
 
+# Operators a broadcast value may inline into each reader before it is stored instead. A
+# few operators per element cost nothing in a kernel bound by memory, while a kernel of its
+# own costs a launch (host time and a GPU gap of microseconds): a batch norm's
+# rsqrt(var + eps) per channel is recomputed by the kernel that applies it.
+BROADCAST_RECOMPUTE = 8
+
+
 @lowers("prims.broadcast_in_dim.default")
 def broadcast_in_dim(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value:
     src, shape, dims = args[0], [int(s) for s in args[1]], [int(d) for d in args[2]]
     if not isinstance(src, Value):
         return constant(shape, out_meta(node)[1], src)
-    if src.cost > 2 and _numel(shape) >= 4 * src.numel:
+    if src.cost > BROADCAST_RECOMPUTE and _numel(shape) >= 4 * src.numel:
         # A computed value read many times over: compute it once.
         src = b.realize(src, "bcast")
     in_shape = src.shape

@@ -177,3 +177,23 @@ def test_a_bfloat16_product_is_rounded_before_its_fused_epilogue_reads_it() -> N
               "def get_inputs():\n    x0 = torch.randn(256, 32, dtype=torch.bfloat16)\n    return [x0, x0.clone()]\n\n"
               "def get_init_inputs():\n    return []\n")
     check(source, atol=0.0, rtol=0.0, trials=3)
+
+
+@pytest.mark.parametrize("forward", [
+    # relu decomposes to le + where, both reading the residual sum: one kernel, not a stored sum and a relu pass
+    "x, y = xs\nreturn torch.relu(torch.exp(x) * 0.5 + y * y - 1.0 + x)",
+    # SiLU / GELU read their input twice; that input is itself a chain worth keeping in one kernel
+    "x, y = xs\nreturn F.silu(x * y + torch.sin(x) - y / 3)",
+    "x, y = xs\nreturn F.gelu(torch.exp(x) * y + x * 0.25 - 2.0)",
+])
+def test_a_chain_read_twice_within_one_elementwise_tail_stays_one_kernel(forward: str) -> None:
+    code = check(spec(forward, "torch.randn(7, 33), torch.randn(7, 33)"))
+    launches = code.split("class ModelNew")[1].count("_pointwise[")
+    assert launches == 1, code
+
+
+def test_a_chain_read_by_two_separate_results_is_still_stored_once() -> None:
+    # Two outputs (and a reduction) read the same costly chain: it is stored, not computed thrice.
+    code = check(spec("x, y = xs\nv = torch.exp(x) * 0.5 + y * y - 1.0 + x\nreturn v.relu(), v.sum(dim=1), v * 3",
+                      "torch.randn(7, 33), torch.randn(7, 33)"))
+    assert "shared" in code or code.split("class ModelNew")[1].count("_pointwise[") >= 2
