@@ -99,15 +99,15 @@ def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signat
     # call each per forward for nothing: left out.
     read = {a.name for k in all_kernels(lowered.kernels) for a in k.args if isinstance(a, Buffer)}
     read |= {b.name for b in lowered.outputs}
-    for src in lowered.sources:
-        if src.kind == "input" or (src.kind != "constant" and src.buffer.name in read):
+    kept = [src for src in lowered.sources if src.kind in ("input", "constant") or src.buffer.name in read]
+    for src in kept:
+        if src.kind != "constant":
             body.append(f"{src.buffer.name} = {src.code}.contiguous()")
     for buf in lowered.temporaries:
         shape = ", ".join(str(s) for s in buf.shape)
         body.append(f"{buf.name} = torch.empty(({shape}{',' if len(buf.shape) == 1 else ''}), "
                     f"dtype={_torch_dtype(buf.dtype)}, device=dev)")
-    allocated = {b.name for b in lowered.temporaries} | {s.buffer.name for s in lowered.sources
-                                                         if s.kind in ("input", "constant") or s.buffer.name in read}
+    allocated = {b.name for b in lowered.temporaries} | {src.buffer.name for src in kept}
     body.extend(_steps(lowered.kernels, names, allocated))
     outs = [b.name for b in lowered.outputs]
     structure = lowered.case.out_structure
