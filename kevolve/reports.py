@@ -159,6 +159,11 @@ class CaseTiming(BaseModel):
     simulated: bool = False
     extra: dict[str, float] = Field(default_factory=dict)
     calls: int = 0
+    # Milliseconds per call when called back to back, host included (the call-loop view; 0
+    # where the platform does not measure it).
+    candidate_loop_ms: float = 0.0
+    eager_loop_ms: float = 0.0
+    compile_loop_ms: float = 0.0
 
 
 class PlannedCase(BaseModel):

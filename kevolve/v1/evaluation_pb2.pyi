@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class EvaluationRequest(_message.Message):
-    __slots__ = ("job_id", "node_id", "platform", "stage", "spec_key", "candidate_key", "test_cases", "cpu_sizes", "atol", "rtol", "trials", "timeout_s", "seed", "attempt", "tenant")
+    __slots__ = ("job_id", "node_id", "platform", "stage", "spec_key", "candidate_key", "test_cases", "cpu_sizes", "atol", "rtol", "trials", "timeout_s", "seed", "attempt", "tenant", "cuda_graphs")
     class CpuSizesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -31,6 +31,7 @@ class EvaluationRequest(_message.Message):
     SEED_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
+    CUDA_GRAPHS_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     node_id: str
     platform: str
@@ -46,10 +47,11 @@ class EvaluationRequest(_message.Message):
     seed: int
     attempt: str
     tenant: str
-    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., stage: _Optional[str] = ..., spec_key: _Optional[str] = ..., candidate_key: _Optional[str] = ..., test_cases: _Optional[_Iterable[_Union[_common_pb2.TestCase, _Mapping]]] = ..., cpu_sizes: _Optional[_Mapping[str, int]] = ..., atol: _Optional[float] = ..., rtol: _Optional[float] = ..., trials: _Optional[int] = ..., timeout_s: _Optional[float] = ..., seed: _Optional[int] = ..., attempt: _Optional[str] = ..., tenant: _Optional[str] = ...) -> None: ...
+    cuda_graphs: bool
+    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., stage: _Optional[str] = ..., spec_key: _Optional[str] = ..., candidate_key: _Optional[str] = ..., test_cases: _Optional[_Iterable[_Union[_common_pb2.TestCase, _Mapping]]] = ..., cpu_sizes: _Optional[_Mapping[str, int]] = ..., atol: _Optional[float] = ..., rtol: _Optional[float] = ..., trials: _Optional[int] = ..., timeout_s: _Optional[float] = ..., seed: _Optional[int] = ..., attempt: _Optional[str] = ..., tenant: _Optional[str] = ..., cuda_graphs: _Optional[bool] = ...) -> None: ...
 
 class CaseResult(_message.Message):
-    __slots__ = ("name", "sizes", "passed", "max_abs_error", "max_rel_error", "candidate_ms", "eager_ms", "compile_ms", "candidate_cv", "fitness", "reason", "bytes_moved", "flops", "simulated", "declared_bytes")
+    __slots__ = ("name", "sizes", "passed", "max_abs_error", "max_rel_error", "candidate_ms", "eager_ms", "compile_ms", "candidate_cv", "fitness", "reason", "bytes_moved", "flops", "simulated", "declared_bytes", "candidate_loop_ms", "eager_loop_ms", "compile_loop_ms", "gpu_fitness", "loop_fitness")
     class SizesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -72,6 +74,11 @@ class CaseResult(_message.Message):
     FLOPS_FIELD_NUMBER: _ClassVar[int]
     SIMULATED_FIELD_NUMBER: _ClassVar[int]
     DECLARED_BYTES_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATE_LOOP_MS_FIELD_NUMBER: _ClassVar[int]
+    EAGER_LOOP_MS_FIELD_NUMBER: _ClassVar[int]
+    COMPILE_LOOP_MS_FIELD_NUMBER: _ClassVar[int]
+    GPU_FITNESS_FIELD_NUMBER: _ClassVar[int]
+    LOOP_FITNESS_FIELD_NUMBER: _ClassVar[int]
     name: str
     sizes: _containers.ScalarMap[str, int]
     passed: bool
@@ -87,10 +94,15 @@ class CaseResult(_message.Message):
     flops: float
     simulated: bool
     declared_bytes: float
-    def __init__(self, name: _Optional[str] = ..., sizes: _Optional[_Mapping[str, int]] = ..., passed: _Optional[bool] = ..., max_abs_error: _Optional[float] = ..., max_rel_error: _Optional[float] = ..., candidate_ms: _Optional[float] = ..., eager_ms: _Optional[float] = ..., compile_ms: _Optional[float] = ..., candidate_cv: _Optional[float] = ..., fitness: _Optional[float] = ..., reason: _Optional[str] = ..., bytes_moved: _Optional[float] = ..., flops: _Optional[float] = ..., simulated: _Optional[bool] = ..., declared_bytes: _Optional[float] = ...) -> None: ...
+    candidate_loop_ms: float
+    eager_loop_ms: float
+    compile_loop_ms: float
+    gpu_fitness: float
+    loop_fitness: float
+    def __init__(self, name: _Optional[str] = ..., sizes: _Optional[_Mapping[str, int]] = ..., passed: _Optional[bool] = ..., max_abs_error: _Optional[float] = ..., max_rel_error: _Optional[float] = ..., candidate_ms: _Optional[float] = ..., eager_ms: _Optional[float] = ..., compile_ms: _Optional[float] = ..., candidate_cv: _Optional[float] = ..., fitness: _Optional[float] = ..., reason: _Optional[str] = ..., bytes_moved: _Optional[float] = ..., flops: _Optional[float] = ..., simulated: _Optional[bool] = ..., declared_bytes: _Optional[float] = ..., candidate_loop_ms: _Optional[float] = ..., eager_loop_ms: _Optional[float] = ..., compile_loop_ms: _Optional[float] = ..., gpu_fitness: _Optional[float] = ..., loop_fitness: _Optional[float] = ...) -> None: ...
 
 class EvaluationResult(_message.Message):
-    __slots__ = ("job_id", "node_id", "platform", "stage", "verdict", "decided_by", "reason", "max_abs_error", "fitness", "cases", "report_key", "sandbox", "environment", "speed_measured", "duration_s", "attempt", "worker")
+    __slots__ = ("job_id", "node_id", "platform", "stage", "verdict", "decided_by", "reason", "max_abs_error", "fitness", "cases", "report_key", "sandbox", "environment", "speed_measured", "duration_s", "attempt", "worker", "fitness_view")
     class EnvironmentEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +127,7 @@ class EvaluationResult(_message.Message):
     DURATION_S_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     WORKER_FIELD_NUMBER: _ClassVar[int]
+    FITNESS_VIEW_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     node_id: str
     platform: str
@@ -132,4 +145,5 @@ class EvaluationResult(_message.Message):
     duration_s: float
     attempt: str
     worker: str
-    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., stage: _Optional[str] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., decided_by: _Optional[str] = ..., reason: _Optional[str] = ..., max_abs_error: _Optional[float] = ..., fitness: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseResult, _Mapping]]] = ..., report_key: _Optional[str] = ..., sandbox: _Optional[str] = ..., environment: _Optional[_Mapping[str, str]] = ..., speed_measured: _Optional[bool] = ..., duration_s: _Optional[float] = ..., attempt: _Optional[str] = ..., worker: _Optional[str] = ...) -> None: ...
+    fitness_view: str
+    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., stage: _Optional[str] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., decided_by: _Optional[str] = ..., reason: _Optional[str] = ..., max_abs_error: _Optional[float] = ..., fitness: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseResult, _Mapping]]] = ..., report_key: _Optional[str] = ..., sandbox: _Optional[str] = ..., environment: _Optional[_Mapping[str, str]] = ..., speed_measured: _Optional[bool] = ..., duration_s: _Optional[float] = ..., attempt: _Optional[str] = ..., worker: _Optional[str] = ..., fitness_view: _Optional[str] = ...) -> None: ...

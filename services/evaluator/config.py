@@ -54,8 +54,9 @@ class EvaluatorSettings(BaseSettings):
     )
     warm_pool: bool = Field(
         True,
-        description="interpreter pools: fork candidates from a warm, sandboxed zygote "
-        "(skips importing torch per candidate); GPU pools never do",
+        description="fork candidates from a warm, sandboxed zygote per tenant (skips importing torch, "
+        "Triton and torch.compile per candidate); on a GPU pool the zygote never initialises CUDA, so "
+        "every candidate still gets its own CUDA context",
     )
     keep_runs: bool = Field(False, description="keep per-run scratch directories (debugging)")
     reference_cache_entries: int = Field(

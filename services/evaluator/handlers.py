@@ -75,6 +75,7 @@ class EvaluateHandler:
             seed=req.seed,
             timeout_s=min(req.timeout_s, 3600.0) if req.timeout_s > 0 else 0.0,
             tenant=req.tenant or "default",
+            cuda_graphs=req.cuda_graphs,
         )
 
     async def handle(self, req: evaluation_pb2.EvaluationRequest, delivery: Delivery) -> None:

@@ -94,6 +94,7 @@ class Harness:
                     self._env(job),
                     writable=[self._cache(job)],
                     isolation=self.settings.isolation,
+                    gpu=job.platform.runner == "cuda",
                 )
                 self._pools[key] = pool
                 while len(self._pools) > self.settings.warm_pools:
@@ -135,12 +136,15 @@ class Harness:
             env["TRITON_INTERPRET"] = "0"
             # Inductor's parallel compile pool would count against the candidate's process cap.
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+            # Availability checks through NVML, not the driver: a warm zygote that initialised
+            # CUDA while importing could not fork usable children.
+            env["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
         return env
 
     def _child(
         self, job: EvalJob, mode: str, work: Path, timeout_s: float, grace: sandbox.Grace | None = None
     ) -> sandbox.SandboxResult:
-        if mode == "candidate" and job.platform.runner != "cuda" and self.settings.warm_pool:
+        if mode == "candidate" and self.settings.warm_pool:
             try:
                 return self._pool(job).run(mode, work, self._limits(job, timeout_s))
             except (ZygoteDied, OSError) as exc:  # a broken pool costs speed, not the evaluation

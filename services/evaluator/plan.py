@@ -30,6 +30,7 @@ class EvalJob:
     timeout_s: float = 0.0
     seed: int = 0
     tenant: str = "default"  # whose sandboxes run it: scratch, caches and warm workers are per tenant
+    cuda_graphs: bool = False  # the job's model runs under CUDA graphs: GPU time alone decides fitness
 
 
 def device_of(platform: Platform) -> str:

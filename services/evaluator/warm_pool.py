@@ -27,9 +27,11 @@ class ZygoteDied(RuntimeError):
 
 class WarmPool:
     def __init__(
-        self, root: Path, env: dict[str, str], writable: list[Path], isolation: sandbox.Isolation
+        self, root: Path, env: dict[str, str], writable: list[Path], isolation: sandbox.Isolation,
+        gpu: bool = False,
     ) -> None:
         self.root = root
+        self.gpu = gpu  # a GPU pool's zygote: CUDA device nodes in its view, GPU imports warmed
         self.env = env
         self.writable = writable
         self.isolation = isolation
@@ -41,8 +43,8 @@ class WarmPool:
 
     def _start(self) -> None:
         self._ready.clear()
-        limits = sandbox.Limits(timeout_s=0, memory_mb=0, address_space=False, max_procs=4096)
-        argv = [sys.executable, "-m", "services.evaluator.sandboxed.zygote"]
+        limits = sandbox.Limits(timeout_s=0, memory_mb=0, address_space=False, max_procs=4096, gpu=self.gpu)
+        argv = [sys.executable, "-m", "services.evaluator.sandboxed.zygote", *(["cuda"] if self.gpu else [])]
         self._proc, self.mode = sandbox.spawn(
             argv,
             scratch=self.root,
@@ -98,6 +100,7 @@ class WarmPool:
                             "timeout_s": limits.timeout_s,
                             "memory_mb": limits.memory_mb,
                             "max_procs": limits.max_procs,
+                            "address_space": limits.address_space,
                         }
                     )
                     + "\n"

@@ -105,6 +105,7 @@ def eval_target(job: JobRow, node: NodeRow, platform: Platform) -> tuple[str, ev
         rtol=spec.rtol, seed=eval_seed(job),
         attempt=node.attempt,
         tenant=job.tenant,
+        cuda_graphs=bool(job.config.get("cuda_graphs")),
     )
     return subjects.eval_subject(pool), req
 

@@ -7,10 +7,15 @@ hidden), and forks per request. Each forked child gets its own session (process 
 its own rlimits, a wall-clock deadline and a memory/process watchdog, exactly like
 ``kevolve.exec.sandbox.run``; the zygote never runs candidate code itself.
 
-Protocol (JSON lines): stdin ``{"id", "mode", "plan", "timeout_s", "memory_mb", "max_procs"}``;
-stdout ``{"id", "returncode", "signal", "killed_for", "duration_s", "peak_rss_mb"}``.
-Used only for the interpreter runners: a CUDA context does not survive fork, and a GPU
-candidate always gets a fresh process.
+Protocol (JSON lines): stdin ``{"id", "mode", "plan", "timeout_s", "memory_mb", "max_procs",
+"address_space"}``; stdout ``{"id", "returncode", "signal", "killed_for", "duration_s", "peak_rss_mb"}``.
+
+GPU pools (``zygote cuda``): a CUDA context does not survive fork, so the zygote never creates
+one. It imports torch, Triton, TorchDynamo/Inductor (the torch.compile baseline) and the CUDA
+timer, checks that CUDA is still uninitialised, and each forked candidate starts its own
+context: a CUDA error still never outlives its candidate, and candidates skip seconds of
+imports. ``PYTORCH_NVML_BASED_CUDA_CHECK`` (set by the worker) keeps availability checks
+made during those imports from initialising the driver.
 """
 
 from __future__ import annotations
@@ -59,8 +64,9 @@ def _child(req: dict[str, Any]) -> None:
         _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         # The budget is on top of what the zygote already maps (torch, Triton): the child
         # inherits those mappings, and the watchdog below caps resident memory anyway.
-        mem = int(req["memory_mb"]) * 2**20 + psutil.Process().memory_info().vms
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        if req.get("address_space", True):  # not on CUDA: the driver maps far more than it uses
+            mem = int(req["memory_mb"]) * 2**20 + psutil.Process().memory_info().vms
+            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         plan = Path(req["plan"])
         os.chdir(plan.parent)
@@ -129,7 +135,21 @@ def _kill(pid: int) -> None:
         pass
 
 
+def _warm_gpu_imports() -> None:
+    """What a GPU candidate would import anyway, imported once here; CUDA stays uninitialised
+    (a context made before fork would be unusable in every child)."""
+    import torch._dynamo  # noqa: F401 - torch.compile baseline
+    import torch._inductor.compile_fx  # noqa: F401
+
+    from .platforms import cuda  # noqa: F401
+
+    if torch.cuda.is_initialized():
+        raise RuntimeError("CUDA was initialised while warming the zygote; forked children could not use it")
+
+
 def main() -> None:
+    if sys.argv[1:] == ["cuda"]:
+        _warm_gpu_imports()
     interp_compat.apply()  # forked candidates inherit the patched interpreter
     torch.set_num_threads(1)  # no OpenMP pool in the zygote: forking after one starts deadlocks
     _reply({"id": "", "ready": True})

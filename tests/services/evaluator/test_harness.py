@@ -222,3 +222,34 @@ def test_a_jobs_reference_run_is_shared_by_the_pools_workers(tmp_path: Path) -> 
     assert verdicts == [common_pb2.PASSED, common_pb2.PASSED]
     assert runs.count("reference") == 1 and runs.count("candidate") == 2
     assert [k for k in (tmp_path / "objects" / "refcache").iterdir()]
+
+
+def test_a_gpu_pools_warm_zygote_starts_without_cuda_and_serves_candidates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A GPU pool's zygote also imports torch.compile's stack and the CUDA timer, refuses to
+    # start if that created a CUDA context, and forks candidates like any other zygote. Here
+    # its GPU mode serves a cpu candidate (no GPU on this machine): the imports, the check
+    # and the protocol are the parts under test; tests/services/evaluator/test_gpu.py times
+    # real kernels through it.
+    import services.evaluator.harness as harness_module
+
+    made: list[harness_module.WarmPool] = []
+    real = harness_module.WarmPool
+
+    def gpu_pool(*args, **kwargs):  # type: ignore[no-untyped-def]
+        pool = real(*args, **{**kwargs, "gpu": True})
+        made.append(pool)
+        return pool
+
+    monkeypatch.setattr(harness_module, "WarmPool", gpu_pool)
+    harness = Harness(EvaluatorSettings(platform="cpu", scratch_dir=tmp_path, timeout_s=120, memory_mb=4096),
+                      REPO_ROOT / "kb")
+    try:
+        out = harness.evaluate(cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py"))
+    finally:
+        harness.close()
+    assert out.result.verdict == common_pb2.PASSED, (out.result.reason, out.report["traceback"][-2000:])
+    assert made and made[0].gpu and "warm pool" in out.result.sandbox
+    # Forked, not started: the candidate paid no import of torch.
+    assert out.report["candidate_phases_s"]["start_and_import"] < 2.0

@@ -1,0 +1,61 @@
+"""Which time decides a passing candidate's fitness: the call loop, host included, unless the
+job's model runs under CUDA graphs (then GPU time). Built from a timing as a GPU child reports
+it; the GPU itself is exercised in test_gpu.py."""
+
+from __future__ import annotations
+
+import pytest
+from evaluator_helpers import FIXTURES
+
+from kevolve.config import REPO_ROOT
+from kevolve.platforms import get_platform
+from kevolve.reports import CaseTiming
+from kevolve.specfile import check_outline
+from kevolve.v1 import common_pb2
+from services.evaluator.plan import EvalJob, build_plan
+from services.evaluator.verdict import RunState, build_outcome
+
+SPEC = FIXTURES / "specs" / "softmax_small.py"
+# A kernel twice as fast as torch.compile on the GPU whose wrapper spends so long on the host
+# per call that, called back to back, it is slower: the case a GPU-time ranking gets wrong.
+HOST_BOUND = CaseTiming(candidate_ms=0.010, eager_ms=0.030, compile_ms=0.020,
+                        candidate_loop_ms=0.080, eager_loop_ms=0.060, compile_loop_ms=0.040,
+                        extra={"floor_ms": 0.001})
+
+
+def _outcome(timing: CaseTiming, **job: object):  # type: ignore[no-untyped-def]
+    ejob = EvalJob(spec_source=SPEC.read_text(), candidate_source="", platform=get_platform(REPO_ROOT / "kb", "cuda"),
+                   seed=7, **job)  # type: ignore[arg-type]
+    plan = build_plan(ejob, check_outline(ejob.spec_source))
+    state = RunState(timings={str(c.index): timing for c in plan.cases})
+    return build_outcome(ejob, plan, state, 1.0).result
+
+
+def test_fitness_is_the_call_loop_view_by_default() -> None:
+    r = _outcome(HOST_BOUND)
+    assert r.verdict == common_pb2.PASSED and r.fitness_view == "call_loop"
+    assert r.fitness == pytest.approx(0.5)                     # 0.040 / 0.080
+    case = r.cases[0]
+    assert case.gpu_fitness == pytest.approx(2.0) and case.loop_fitness == pytest.approx(0.5)
+    assert "per call in a loop" in case.reason and "per call in a loop" in r.reason
+
+
+def test_a_job_under_cuda_graphs_is_ranked_by_gpu_time() -> None:
+    r = _outcome(HOST_BOUND, cuda_graphs=True)
+    assert r.fitness_view == "gpu_time" and r.fitness == pytest.approx(2.0)
+    assert r.cases[0].loop_fitness == pytest.approx(0.5)      # still reported
+
+
+def test_a_timer_without_a_call_loop_falls_back_to_gpu_time_and_says_so() -> None:
+    r = _outcome(CaseTiming(candidate_ms=0.01, eager_ms=0.03, compile_ms=0.02))
+    assert r.fitness_view == "gpu_time" and r.fitness == pytest.approx(2.0)
+    assert "no call loop" in r.cases[0].reason
+
+
+def test_a_call_loop_below_the_physical_floor_is_suspicious() -> None:
+    # A result cache that hits in the loop (but not in the cold samples) shows up as calls
+    # faster than the bytes they must move allow.
+    timing = HOST_BOUND.model_copy(update={"candidate_loop_ms": 0.0008, "compile_loop_ms": 0.005})
+    r = _outcome(timing)
+    assert r.verdict == common_pb2.SUSPICIOUS and r.decided_by == "timing:below_physical_floor"
+    assert "call loop" in r.reason
