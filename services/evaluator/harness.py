@@ -146,7 +146,7 @@ class Harness:
     ) -> sandbox.SandboxResult:
         if mode == "candidate" and self.settings.warm_pool:
             try:
-                return self._pool(job).run(mode, work, self._limits(job, timeout_s))
+                return self._pool(job).run(mode, work, self._limits(job, timeout_s), grace)
             except (ZygoteDied, OSError) as exc:  # a broken pool costs speed, not the evaluation
                 log.warning("warm pool unavailable; using a fresh process", error=str(exc))
         argv = [sys.executable, "-m", "services.evaluator.sandboxed.child", mode, str(work / PLAN_FILE)]

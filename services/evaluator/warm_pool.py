@@ -19,6 +19,7 @@ log = structlog.get_logger("evaluator.warm_pool")
 
 START_TIMEOUT_S = 300.0
 GRACE_S = 20.0  # beyond a child's own deadline before the zygote itself is presumed stuck
+WAIT_SLICE_S = 0.5
 
 
 class ZygoteDied(RuntimeError):
@@ -82,7 +83,15 @@ class WarmPool:
             self._proc.wait()
             self._proc = None
 
-    def run(self, mode: str, work: Path, limits: sandbox.Limits) -> sandbox.SandboxResult:
+    def _send(self, message: dict[str, Any]) -> None:
+        self._proc.stdin.write((json.dumps(message) + "\n").encode())
+        self._proc.stdin.flush()
+
+    def run(self, mode: str, work: Path, limits: sandbox.Limits,
+            grace: sandbox.Grace | None = None) -> sandbox.SandboxResult:
+        """Run one child; ``grace`` (seconds its caller adds while it runs: a GPU pool's queue
+        for the timing lock) extends its deadline in the zygote as it grows, as
+        ``sandbox.run`` does for a fresh process."""
         req_id = uuid.uuid4().hex
         event, reply = threading.Event(), {}
         self._waiters[req_id] = (event, reply)
@@ -91,23 +100,28 @@ class WarmPool:
             with self._lock:
                 if self._proc is None or self._proc.poll() is not None:
                     self._start()
-                line = (
-                    json.dumps(
-                        {
-                            "id": req_id,
-                            "mode": mode,
-                            "plan": str(work / "plan.json"),
-                            "timeout_s": limits.timeout_s,
-                            "memory_mb": limits.memory_mb,
-                            "max_procs": limits.max_procs,
-                            "address_space": limits.address_space,
-                        }
-                    )
-                    + "\n"
-                )
-                self._proc.stdin.write(line.encode())
-                self._proc.stdin.flush()
-            if not event.wait(limits.timeout_s + GRACE_S) or not reply:
+                self._send({
+                    "id": req_id,
+                    "mode": mode,
+                    "plan": str(work / "plan.json"),
+                    "timeout_s": limits.timeout_s,
+                    "memory_mb": limits.memory_mb,
+                    "max_procs": limits.max_procs,
+                    "address_space": limits.address_space,
+                })
+            sent, granted = time.perf_counter(), 0.0
+            while not event.wait(WAIT_SLICE_S):
+                extra = grace.total() if grace else 0.0
+                if extra - granted > WAIT_SLICE_S:
+                    # Only the worker can extend a deadline: it is told through the zygote's
+                    # stdin, never through the child's writable scratch.
+                    granted = extra
+                    with self._lock:
+                        if self._proc is not None and self._proc.poll() is None:
+                            self._send({"id": req_id, "grace_s": granted})
+                if time.perf_counter() - sent > limits.timeout_s + extra + GRACE_S:
+                    break
+            if not event.is_set() or not reply:
                 # No answer: the zygote is stuck or dead. Replace it; the child dies with it.
                 log.warning("zygote did not answer; restarting it", request=req_id)
                 with self._lock:

@@ -8,7 +8,7 @@ its own rlimits, a wall-clock deadline and a memory/process watchdog, exactly li
 ``kevolve.exec.sandbox.run``; the zygote never runs candidate code itself.
 
 Protocol (JSON lines): stdin ``{"id", "mode", "plan", "timeout_s", "memory_mb", "max_procs",
-"address_space"}``; stdout ``{"id", "returncode", "signal", "killed_for", "duration_s", "peak_rss_mb"}``.
+"address_space"}`` to run a child, ``{"id", "grace_s"}`` to extend a running child's deadline; stdout ``{"id", "returncode", "signal", "killed_for", "duration_s", "peak_rss_mb"}``.
 
 GPU pools (``zygote cuda``): a CUDA context does not survive fork, so the zygote never creates
 one. It imports torch, Triton, TorchDynamo/Inductor (the torch.compile baseline) and the CUDA
@@ -44,6 +44,8 @@ from .platforms import cpu  # noqa: F401
 _OUT = threading.Lock()
 POLL_S = 0.05
 _CHILDREN: set[int] = set()
+# Seconds the worker added to a running request's deadline (its wait for the GPU lock), by id.
+_GRACE: dict[str, float] = {}
 _CHILDREN_LOCK = threading.Lock()
 _PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -90,7 +92,6 @@ def _serve(req: dict[str, Any]) -> None:
         _child(req)
     with _CHILDREN_LOCK:
         _CHILDREN.add(pid)
-    deadline = started + float(req["timeout_s"])
     killed_for, peak, status = "", 0.0, 0
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -102,7 +103,7 @@ def _serve(req: dict[str, Any]) -> None:
         except psutil.Error:
             procs, rss = [], 0
         peak = max(peak, rss / 2**20)
-        if time.monotonic() > deadline:
+        if time.monotonic() > started + float(req["timeout_s"]) + _GRACE.get(req["id"], 0.0):
             killed_for = "timeout"
         elif len(procs) > int(req["max_procs"]):
             killed_for = "procs"
@@ -116,6 +117,7 @@ def _serve(req: dict[str, Any]) -> None:
     _kill(pid)  # whatever the child left in its group dies with it
     with _CHILDREN_LOCK:
         _CHILDREN.discard(pid)
+    _GRACE.pop(req["id"], None)
     _reply(
         {
             "id": req["id"],
@@ -157,6 +159,9 @@ def main() -> None:
         try:
             req = json.loads(line)
         except ValueError:
+            continue
+        if "grace_s" in req:  # the worker extends a running request's deadline
+            _GRACE[str(req.get("id", ""))] = float(req["grace_s"])
             continue
         threading.Thread(target=_serve, args=(req,), daemon=True).start()
     # stdin closed: the evaluator is gone (or stopping the pool). Take every running candidate

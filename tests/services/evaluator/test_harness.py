@@ -253,3 +253,34 @@ def test_a_gpu_pools_warm_zygote_starts_without_cuda_and_serves_candidates(
     assert made and made[0].gpu and "warm pool" in out.result.sandbox
     # Forked, not started: the candidate paid no import of torch.
     assert out.report["candidate_phases_s"]["start_and_import"] < 2.0
+
+
+def test_a_warm_childs_deadline_grows_with_the_workers_grace(tmp_path: Path) -> None:
+    # A GPU pool's candidate waits for the timing lock while other candidates are timed; that
+    # wait is not its own time. The worker extends the forked child's deadline as it grows
+    # (through the zygote's stdin, not the child's scratch), as it does for a fresh process.
+    import threading
+
+    from kevolve.exec import sandbox
+    from services.evaluator.warm_pool import WarmPool
+
+    spec = tmp_path / "spec.py"
+    spec.write_text((SPECS / "softmax_small.py").read_text().replace(
+        "class Model(nn.Module):", "import time\n\n\nclass Model(nn.Module):", 1).replace(
+        "def forward(self", "def _unused(self", 1) + "\n\nModel.forward = lambda self, *a: time.sleep(3600)\n")
+    job = cpu_job(spec, GOOD / "softmax_rowwise.py")
+    runs = tmp_path / "runs"
+    work = runs / "w"
+    work.mkdir(parents=True)
+    build_plan(job, check_outline(job.spec_source)).write(work)
+    (work / "spec.py").write_text(job.spec_source)
+    pool = WarmPool(runs, {"PYTHONPATH": sandbox.child_pythonpath()}, writable=[], isolation="preferred")
+    grace = sandbox.Grace()
+    grace.pause()  # as while queueing for the GPU lock
+    threading.Timer(6.0, grace.resume).start()
+    try:
+        res = pool.run("reference", work, sandbox.Limits(timeout_s=3.0, memory_mb=4096), grace)
+    finally:
+        pool.stop()
+    assert res.killed_for == "timeout"
+    assert 8.0 < res.duration_s < 20.0, res.duration_s   # 3 s of its own + ~6 s of queueing

@@ -35,6 +35,12 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import torch
 
+# What a platform returns per case (milliseconds, medians; 0 = not measured): the same typed
+# record the child writes back to the worker. ``extra`` names the harness reads: "floor_ms"
+# (bytes_moved / measured peak bandwidth; a time below it is flagged SUSPICIOUS),
+# "async_gap_ms" (work that finished after the timed stream's end event: flagged when large).
+from kevolve.reports import CaseTiming
+
 Speed = Literal["none", "measured", "simulated"]
 
 
@@ -76,22 +82,6 @@ class TimingContext:
     launches: list[KernelLaunch] = field(default_factory=list)
     # For runner "simulated": the machine model file (absolute path), from kb/platforms.toml.
     machine_model: str = ""
-
-
-@dataclass
-class CaseTiming:
-    """Per-case timing; milliseconds, medians. 0 means "not measured"."""
-
-    candidate_ms: float = 0.0
-    eager_ms: float = 0.0
-    compile_ms: float = 0.0
-    cv: float = 0.0  # coefficient of variation of the candidate's samples
-    simulated: bool = False  # estimates from a machine model, not measurements
-    # Platform counters. Names the harness reads: "floor_ms" (bytes_moved / measured peak
-    # bandwidth; a time below it is flagged SUSPICIOUS), "async_gap_ms" (work that finished
-    # after the timed stream's end event: flagged when large).
-    extra: dict[str, float] = field(default_factory=dict)
-    calls: int = 0  # how many times the candidate ran during timing
 
 
 @runtime_checkable
