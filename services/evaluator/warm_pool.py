@@ -129,6 +129,9 @@ class WarmPool:
                 reply = {"killed_for": "timeout", "returncode": None, "signal": None}
         finally:
             self._waiters.pop(req_id, None)
+        if reply.get("killed_for") == "fork":
+            # The forked child never started, so the candidate never ran: not its failure.
+            raise ZygoteDied("a child forked by the warm pool never started")
         out, err = work / ".sandbox.stdout", work / ".sandbox.stderr"
         return sandbox.SandboxResult(
             returncode=reply.get("returncode"),

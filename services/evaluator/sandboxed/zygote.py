@@ -8,7 +8,8 @@ its own rlimits, a wall-clock deadline and a memory/process watchdog, exactly li
 ``kevolve.exec.sandbox.run``; the zygote never runs candidate code itself.
 
 Protocol (JSON lines): stdin ``{"id", "mode", "plan", "timeout_s", "memory_mb", "max_procs",
-"address_space"}`` to run a child, ``{"id", "grace_s"}`` to extend a running child's deadline; stdout ``{"id", "returncode", "signal", "killed_for", "duration_s", "peak_rss_mb"}``.
+"address_space"}`` to run a child, ``{"id", "grace_s"}`` to extend a running child's deadline; stdout ``{"id", "returncode", "signal", "killed_for", "duration_s", "peak_rss_mb"}``, where
+``killed_for`` "fork" means the child never started (see ``_serve``).
 
 GPU pools (``zygote cuda``): a CUDA context does not survive fork, so the zygote never creates
 one. It imports torch, Triton, TorchDynamo/Inductor (the torch.compile baseline) and the CUDA
@@ -42,7 +43,9 @@ from . import child, guards, inputs  # noqa: F401 - warm imports for the forked 
 from .platforms import cpu  # noqa: F401
 
 _OUT = threading.Lock()
+_FORK_LOCK = threading.Lock()
 POLL_S = 0.05
+FORK_START_S = 10.0
 _CHILDREN: set[int] = set()
 # Seconds the worker added to a running request's deadline (its wait for the GPU lock), by id.
 _GRACE: dict[str, float] = {}
@@ -87,23 +90,38 @@ def _child(req: dict[str, Any]) -> None:
 
 def _serve(req: dict[str, Any]) -> None:
     started = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        _child(req)
+    with _FORK_LOCK:  # one fork at a time: a child is a copy of the zygote at one quiet moment
+        pid = os.fork()
+        if pid == 0:
+            _child(req)
     with _CHILDREN_LOCK:
         _CHILDREN.add(pid)
     killed_for, peak, status = "", 0.0, 0
+    in_session = False
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             break
+        if not in_session:
+            # The child's first act is to lead a session of its own. One that has not after
+            # FORK_START_S is stuck in the fork itself (a lock another zygote thread held at
+            # that instant, in an after-fork handler): it never loaded the candidate, so the
+            # worker is told "fork" and runs the candidate in a fresh process instead.
+            try:
+                in_session = os.getpgid(pid) == pid
+            except ProcessLookupError:
+                in_session = True  # gone already: waitpid above reaps it next round
+            if not in_session and time.monotonic() - started > FORK_START_S:
+                killed_for = "fork"
         try:
             procs = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
             rss = sum(p.memory_info().rss for p in procs)
         except psutil.Error:
             procs, rss = [], 0
         peak = max(peak, rss / 2**20)
-        if time.monotonic() > started + float(req["timeout_s"]) + _GRACE.get(req["id"], 0.0):
+        if killed_for:
+            pass
+        elif time.monotonic() > started + float(req["timeout_s"]) + _GRACE.get(req["id"], 0.0):
             killed_for = "timeout"
         elif len(procs) > int(req["max_procs"]):
             killed_for = "procs"
@@ -131,10 +149,13 @@ def _serve(req: dict[str, Any]) -> None:
 
 
 def _kill(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    """The child's whole group, and the child itself (which is in no group of its own if it
+    never got past the fork)."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def _warm_gpu_imports() -> None:
