@@ -153,7 +153,8 @@ def cases_from_report(report: EvaluationReport) -> tuple[list[CaseTiming], bool,
                                 eager_ms=c.eager_ms, compile_ms=c.compile_ms,
                                 bytes_moved=c.declared_bytes or c.bytes_moved, flops=c.flops, simulated=c.simulated,
                                 candidate_host_ms=float(extra.get("candidate_host_ms", 0.0)),
-                                compile_host_ms=float(extra.get("compile_host_ms", 0.0))))
+                                compile_host_ms=float(extra.get("compile_host_ms", 0.0)),
+                                candidate_loop_ms=c.candidate_loop_ms, compile_loop_ms=c.compile_loop_ms))
     env = result.environment
     return cases, result.speed_measured, str(env.get("gpu", env.get("device", "")))
 

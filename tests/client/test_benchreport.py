@@ -183,3 +183,27 @@ def test_a_cpu_report_of_parts_at_two_budgets_says_which_specs_ran_at_which() ->
     # Speeds found under different budgets are different searches': GPU parts do not merge.
     with pytest.raises(ValueError, match="different budget"):
         run("cuda", 2, "a").merged(run("cuda", 1, "c"))
+
+
+def test_the_call_loop_view_is_reported_beside_gpu_time() -> None:
+    # fast2x wins in GPU time but its wrapper's host work loses it back to back; fast125 holds.
+    result = _gpu_result()
+    loops = {"fast2x": (0.050, 0.040), "fast125": (0.030, 0.045), "slower": (0.050, 0.050), "gemm": (2.0, 2.0)}
+    for spec in result.specs:
+        if spec.spec in loops:
+            spec.cases[0].candidate_loop_ms, spec.cases[0].compile_loop_ms = loops[spec.spec]
+    t = totals(result)
+    assert t.loop_specs == 5                         # the wrong spec falls back in both views
+    assert t.fast_1_loop == pytest.approx(1 / 5)     # fast125 only
+    assert t.geomean_loop_with_fallback == pytest.approx(1.5 ** (1 / 5))
+    assert t.fast_1 == pytest.approx(2 / 5)          # GPU-time totals unchanged
+    row = spec_row(result, result.specs[0])
+    assert row.speedup_loop == pytest.approx(0.8) and "0.80x in the call loop" in row.note
+    md = render_markdown(result)
+    assert "vs compile, call loop" in md and "call loop, host included (5 specs): fast_1 | 20%" in md
+
+
+def test_a_report_without_call_loops_shows_no_loop_figures() -> None:
+    t = totals(_gpu_result())
+    assert t.loop_specs == 0 and t.fast_1_loop is None
+    assert "call loop" not in render_markdown(_gpu_result())
