@@ -5,13 +5,17 @@
 # the cpu pool first), runs `kevolve throughput` (one job of BUDGET candidates, 4 expansions
 # in flight) and writes $OUT/throughput_<spec>_<platform>.{json,md}: candidates judged per
 # minute, wall time per evaluation (median, p95) and per phase, the GPU's busy share.
-# Defaults: examples/softmax.py, cpu, 40 candidates, OUT=bench/results.
+# Defaults: examples/softmax.py, cpu, 40 candidates, OUT=bench/results, 4 evaluations at once
+# per pool. KEVOLVE_EVALUATOR_WARM_POOL=false measures candidates started as fresh processes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SPEC=${1:-examples/softmax.py}; PLATFORM=${2:-cpu}; BUDGET=${3:-40}
 PY=${PY:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
 OUT=${OUT:-bench/results}; mkdir -p "$OUT"
 export KEVOLVE_CONTROLLER_PROFILE=${KEVOLVE_CONTROLLER_PROFILE:-none}   # judging only: no profiles
+# Four candidates prepared (started, compiled, checked) side by side, timed one at a time
+# under the GPU lock: the setting a search that wants throughput runs with.
+export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-4}
 RUN=${RUN:-/tmp/kevolve-throughput-$(date +%s)}
 "$PY" -m kevolve.client.main up --platform "$PLATFORM" --port 0 --run-dir "$RUN" > "$RUN.up.log" 2>&1 &
 UP=$!

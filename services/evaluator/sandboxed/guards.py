@@ -356,7 +356,7 @@ class ProcessGuard:
             what = f"called native code by hand ({event})"
         else:
             program = _program(event, args)
-            if Path(program).name in _TOOLCHAIN and caller == "library":
+            if caller == "library" and (Path(program).name in _TOOLCHAIN or _gpu_query(event, args)):
                 return
             what = f"started a process ({event}: {program or 'fork'})"
         self.violations.append(what)
@@ -365,6 +365,23 @@ class ProcessGuard:
     def check(self) -> None:
         if self.violations:
             raise GuardViolation("process", f"the candidate {self.violations[0]}; candidates may not start processes")
+
+
+def _gpu_query(event: str, args: tuple[Any, ...]) -> bool:
+    """``nvidia-smi --query-gpu=... --format=...`` (read-only), as Triton's and Inductor's own
+    code runs it (``triton.testing.nvsmi``: Inductor asks for clocks while compiling a GEMM
+    baseline). Any other nvidia-smi command is refused like any other program."""
+    if event != "subprocess.Popen":
+        return False
+    try:
+        argv = [os.fsdecode(a) for a in args[1]] if not isinstance(args[1], (str, bytes)) else []
+    except (IndexError, TypeError):
+        return False
+    if not argv or Path(argv[0]).name != "nvidia-smi" or (args[0] and Path(os.fsdecode(args[0])).name != "nvidia-smi"):
+        return False
+    rest = argv[1:]
+    return any(a.startswith("--query-gpu=") for a in rest) and all(
+        a.startswith(("--query-gpu=", "--format=")) or a in ("-i", "--id") or a.isdigit() for a in rest)
 
 
 def _program(event: str, args: tuple[Any, ...]) -> str:
