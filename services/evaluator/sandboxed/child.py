@@ -397,6 +397,7 @@ def run_candidate(plan: EvalPlan, work: Path) -> CandidateResult:
         lap("correctness_trials")
         run.prepare_timing(ReferenceResult.model_validate_json((work / REF_META_FILE).read_text()).cases)
         lap("prepare_timing")
+        phases.update(getattr(run.platform, "phases_s", {}))  # a timer's own account of that step
     except Failure as f:
         return _failed(f, run)
     ChildStatus().write(work / PHASE1_MARKER)

@@ -114,6 +114,14 @@ class CudaTimer:
         self._peak_gbps = 0.0
         self._lead_us = LEAD_US
         self._prepared: dict[str, tuple[list[Any], dict[str, Callable[[Sequence[Any]], Any]]]] = {}
+        # Where preparing the timing went, summed over cases (seconds; the candidate's phases).
+        self.phases_s: dict[str, float] = {}
+
+    def _lap(self, name: str, since: float) -> float:
+        now = time.perf_counter()
+        key = f"prepare_timing.{name}"
+        self.phases_s[key] = round(self.phases_s.get(key, 0.0) + now - since, 3)
+        return now
 
     # -- environment -----------------------------------------------------------------------
     def environment(self) -> dict[str, str]:
@@ -254,9 +262,11 @@ class CudaTimer:
 
         torch.compile, Triton's JIT and any autotuning run now, while another candidate may
         hold the GPU, so the exclusive timing phase is spent on timing."""
+        mark = time.perf_counter()
         torch.cuda.synchronize()
         sets = [ctx.make_inputs(i) for i in range(INPUT_SETS)]
         reference = ctx.make_reference()
+        mark = self._lap("inputs_and_reference", mark)
         # Specialised to this case's shape: torch.compile's automatic dynamic shapes (and the
         # profile it keeps in the compile cache, keyed by file and line) would otherwise turn a
         # spec seen at two shapes into a slower dynamic-shape baseline for every later candidate.
@@ -267,15 +277,17 @@ class CudaTimer:
             "compile": lambda values: compiled(*values),
         }
         with torch.no_grad():
-            for fn in contenders.values():
+            for name, fn in contenders.items():
                 for values in sets:
                     fn(values)
-            torch.cuda.synchronize()
+                torch.cuda.synchronize()
+                mark = self._lap(f"first_calls.{name}", mark)
         self._prepared[ctx.case] = (sets, contenders)
         # The timer's own buffers, while the process still may wait for the GPU lock: a
         # shortage is found before timing and charged to the evaluator, not the candidate.
         self._flush_l2()
         self.peak_bandwidth_gbps()
+        self._lap("timer_buffers", mark)
 
     def time_case(self, ctx: TimingContext) -> CaseTiming:
         if ctx.case not in self._prepared:
