@@ -129,3 +129,19 @@ def test_candidates_prepared_together_are_timed_one_at_a_time(gpu_harness: Harne
         assert 0 <= out.result.cases[0].candidate_cv < 0.05
     (a0, a1), (b0, b1) = sorted(out.report["gpu_lock_window"] for out in outs)
     assert a0 <= a1 <= b0 <= b1, (a0, a1, b0, b1)
+
+
+def test_timing_inputs_are_drawn_on_the_gpu_and_a_cpu_only_spec_still_gets_them() -> None:
+    import types
+
+    from services.evaluator.sandboxed.inputs import make_inputs
+
+    def spec(get_inputs):  # type: ignore[no-untyped-def]
+        return types.SimpleNamespace(get_inputs=get_inputs)
+
+    (x,) = make_inputs(spec(lambda: [torch.randn(64, 32)]), seed=3, variant="sparse", device="cuda", on_device=True)
+    assert x.is_cuda and x.shape == (64, 32) and bool((x == 0).any())
+    # A spec whose get_inputs needs CPU tensors (numpy) is drawn on the CPU and moved.
+    (y,) = make_inputs(spec(lambda: [torch.from_numpy(torch.randn(8, 8).numpy())]), seed=3, variant="raw",
+                       device="cuda", on_device=True)
+    assert y.is_cuda
