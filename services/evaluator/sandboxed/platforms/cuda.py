@@ -74,12 +74,14 @@ INPUT_SETS = 3
 LEAD_US = gputiming.LEAD_US
 MAX_LEAD_US = 1500.0
 RETRIES = 3
-# The call loop: enough calls per round for about LOOP_TARGET_MS of work, rounds interleaved
-# over the contenders, the median round kept. Distinct input sets per call up to
+# The call loop: enough calls per round for about LOOP_TARGET_MS of work (at least 3: a call
+# of several ms hides its host work anyway, and 10 of them per round would add seconds to
+# every evaluation of a whole network), rounds interleaved over the contenders, the median
+# round kept. Distinct input sets per call up to
 # LOOP_SET_BYTES of clones (small inputs, where host time matters most, never repeat a set
 # within a round; large ones rotate, and their calls are GPU-bound anyway).
 LOOP_TARGET_MS = 5.0
-MIN_LOOP_CALLS, MAX_LOOP_CALLS = 10, 100
+MIN_LOOP_CALLS, MAX_LOOP_CALLS = 3, 100
 LOOP_ROUNDS = 7
 LOOP_SET_BYTES = 512 * 2**20
 
