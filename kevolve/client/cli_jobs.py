@@ -88,12 +88,13 @@ def follow(connect: Callable[[], JobClient], job_id: str, budget: int) -> job_pb
 def _config(budget: int, policy: Policy, parallelism: int, seed: int, reuse: bool, wall_clock_s: float,
             max_tokens: int, max_cost_usd: float, patience: int, target_speedup: float, uct_c: float, islands: int,
             migration_interval: int, models: list[str], skip_screening: bool,
-            cuda_graphs: bool = False) -> job_pb2.JobConfig:
+            cuda_graphs: bool = False, allow_tf32: bool = False) -> job_pb2.JobConfig:
     return job_pb2.JobConfig(
         budget=budget, policy=POLICIES[policy], parallelism=parallelism, seed=seed, no_reuse=not reuse,
         wall_clock_s=wall_clock_s, max_tokens=max_tokens, max_cost_usd=max_cost_usd, patience=patience,
         target_speedup=target_speedup, uct_c=uct_c, islands=islands, migration_interval=migration_interval,
-        models=models, skip_screening=skip_screening, cuda_graphs=cuda_graphs)
+        models=models, skip_screening=skip_screening, cuda_graphs=cuda_graphs,
+        allow_tf32=allow_tf32)
 
 
 @app.command()
@@ -127,6 +128,9 @@ def submit(
                                                                     "graphs: rank kernels by GPU time alone "
                                                                     "(default: per call in a back-to-back loop, "
                                                                     "the host's work included)")] = False,
+    allow_tf32: Annotated[bool, typer.Option("--allow-tf32", help="float32 products and convolutions may use TF32 "
+                                                                  "tensor cores, in kernels and baselines alike "
+                                                                  "(set --atol/--rtol to what you accept)")] = False,
     cpu_size: Annotated[list[str] | None, typer.Option(
         "--cpu-size", help="NAME=VALUE: a size constant's value on the interpreter (cpu) pools; repeat for several. "
                            "Default: the spec's cpu_shapes, else sizes derived at submit")] = None,
@@ -143,7 +147,7 @@ def submit(
     c = client(target, run_dir)
     config = _config(budget, policy, parallelism, seed, reuse, wall_clock_s, max_tokens, max_cost_usd, patience,
                      target_speedup, uct_c, islands, migration_interval, model or [], skip_screening,
-                     cuda_graphs)
+                     cuda_graphs, allow_tf32)
     quiet = output == Output.json
     try:
         job = c.submit_source(spec.stem, text, platform_name(platform), config, cpu_sizes=cpu_sizes, atol=atol,

@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class EvaluationRequest(_message.Message):
-    __slots__ = ("job_id", "node_id", "platform", "stage", "spec_key", "candidate_key", "test_cases", "cpu_sizes", "atol", "rtol", "trials", "timeout_s", "seed", "attempt", "tenant", "cuda_graphs")
+    __slots__ = ("job_id", "node_id", "platform", "stage", "spec_key", "candidate_key", "test_cases", "cpu_sizes", "atol", "rtol", "trials", "timeout_s", "seed", "attempt", "tenant", "cuda_graphs", "allow_tf32")
     class CpuSizesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -32,6 +32,7 @@ class EvaluationRequest(_message.Message):
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
     CUDA_GRAPHS_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_TF32_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     node_id: str
     platform: str
@@ -48,7 +49,8 @@ class EvaluationRequest(_message.Message):
     attempt: str
     tenant: str
     cuda_graphs: bool
-    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., stage: _Optional[str] = ..., spec_key: _Optional[str] = ..., candidate_key: _Optional[str] = ..., test_cases: _Optional[_Iterable[_Union[_common_pb2.TestCase, _Mapping]]] = ..., cpu_sizes: _Optional[_Mapping[str, int]] = ..., atol: _Optional[float] = ..., rtol: _Optional[float] = ..., trials: _Optional[int] = ..., timeout_s: _Optional[float] = ..., seed: _Optional[int] = ..., attempt: _Optional[str] = ..., tenant: _Optional[str] = ..., cuda_graphs: _Optional[bool] = ...) -> None: ...
+    allow_tf32: bool
+    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., stage: _Optional[str] = ..., spec_key: _Optional[str] = ..., candidate_key: _Optional[str] = ..., test_cases: _Optional[_Iterable[_Union[_common_pb2.TestCase, _Mapping]]] = ..., cpu_sizes: _Optional[_Mapping[str, int]] = ..., atol: _Optional[float] = ..., rtol: _Optional[float] = ..., trials: _Optional[int] = ..., timeout_s: _Optional[float] = ..., seed: _Optional[int] = ..., attempt: _Optional[str] = ..., tenant: _Optional[str] = ..., cuda_graphs: _Optional[bool] = ..., allow_tf32: _Optional[bool] = ...) -> None: ...
 
 class CaseResult(_message.Message):
     __slots__ = ("name", "sizes", "passed", "max_abs_error", "max_rel_error", "candidate_ms", "eager_ms", "compile_ms", "candidate_cv", "fitness", "reason", "bytes_moved", "flops", "simulated", "declared_bytes", "candidate_loop_ms", "eager_loop_ms", "compile_loop_ms", "gpu_fitness", "loop_fitness")
@@ -102,7 +104,7 @@ class CaseResult(_message.Message):
     def __init__(self, name: _Optional[str] = ..., sizes: _Optional[_Mapping[str, int]] = ..., passed: _Optional[bool] = ..., max_abs_error: _Optional[float] = ..., max_rel_error: _Optional[float] = ..., candidate_ms: _Optional[float] = ..., eager_ms: _Optional[float] = ..., compile_ms: _Optional[float] = ..., candidate_cv: _Optional[float] = ..., fitness: _Optional[float] = ..., reason: _Optional[str] = ..., bytes_moved: _Optional[float] = ..., flops: _Optional[float] = ..., simulated: _Optional[bool] = ..., declared_bytes: _Optional[float] = ..., candidate_loop_ms: _Optional[float] = ..., eager_loop_ms: _Optional[float] = ..., compile_loop_ms: _Optional[float] = ..., gpu_fitness: _Optional[float] = ..., loop_fitness: _Optional[float] = ...) -> None: ...
 
 class EvaluationResult(_message.Message):
-    __slots__ = ("job_id", "node_id", "platform", "stage", "verdict", "decided_by", "reason", "max_abs_error", "fitness", "cases", "report_key", "sandbox", "environment", "speed_measured", "duration_s", "attempt", "worker", "fitness_view")
+    __slots__ = ("job_id", "node_id", "platform", "stage", "verdict", "decided_by", "reason", "max_abs_error", "fitness", "cases", "report_key", "sandbox", "environment", "speed_measured", "duration_s", "attempt", "worker", "fitness_view", "dot_precision", "tf32_allowed")
     class EnvironmentEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -128,6 +130,8 @@ class EvaluationResult(_message.Message):
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     WORKER_FIELD_NUMBER: _ClassVar[int]
     FITNESS_VIEW_FIELD_NUMBER: _ClassVar[int]
+    DOT_PRECISION_FIELD_NUMBER: _ClassVar[int]
+    TF32_ALLOWED_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     node_id: str
     platform: str
@@ -146,4 +150,6 @@ class EvaluationResult(_message.Message):
     attempt: str
     worker: str
     fitness_view: str
-    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., stage: _Optional[str] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., decided_by: _Optional[str] = ..., reason: _Optional[str] = ..., max_abs_error: _Optional[float] = ..., fitness: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseResult, _Mapping]]] = ..., report_key: _Optional[str] = ..., sandbox: _Optional[str] = ..., environment: _Optional[_Mapping[str, str]] = ..., speed_measured: _Optional[bool] = ..., duration_s: _Optional[float] = ..., attempt: _Optional[str] = ..., worker: _Optional[str] = ..., fitness_view: _Optional[str] = ...) -> None: ...
+    dot_precision: str
+    tf32_allowed: bool
+    def __init__(self, job_id: _Optional[str] = ..., node_id: _Optional[str] = ..., platform: _Optional[str] = ..., stage: _Optional[str] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., decided_by: _Optional[str] = ..., reason: _Optional[str] = ..., max_abs_error: _Optional[float] = ..., fitness: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseResult, _Mapping]]] = ..., report_key: _Optional[str] = ..., sandbox: _Optional[str] = ..., environment: _Optional[_Mapping[str, str]] = ..., speed_measured: _Optional[bool] = ..., duration_s: _Optional[float] = ..., attempt: _Optional[str] = ..., worker: _Optional[str] = ..., fitness_view: _Optional[str] = ..., dot_precision: _Optional[str] = ..., tf32_allowed: _Optional[bool] = ...) -> None: ...

@@ -77,7 +77,7 @@ class KernelSpec(_message.Message):
     def __init__(self, name: _Optional[str] = ..., source: _Optional[str] = ..., source_key: _Optional[str] = ..., test_cases: _Optional[_Iterable[_Union[_common_pb2.TestCase, _Mapping]]] = ..., cpu_sizes: _Optional[_Mapping[str, int]] = ..., atol: _Optional[float] = ..., rtol: _Optional[float] = ...) -> None: ...
 
 class JobConfig(_message.Message):
-    __slots__ = ("budget", "policy", "parallelism", "wall_clock_s", "max_cost_usd", "max_tokens", "patience", "target_speedup", "seed", "uct_c", "islands", "migration_interval", "no_reuse", "skip_screening", "models", "cuda_graphs")
+    __slots__ = ("budget", "policy", "parallelism", "wall_clock_s", "max_cost_usd", "max_tokens", "patience", "target_speedup", "seed", "uct_c", "islands", "migration_interval", "no_reuse", "skip_screening", "models", "cuda_graphs", "allow_tf32")
     BUDGET_FIELD_NUMBER: _ClassVar[int]
     POLICY_FIELD_NUMBER: _ClassVar[int]
     PARALLELISM_FIELD_NUMBER: _ClassVar[int]
@@ -94,6 +94,7 @@ class JobConfig(_message.Message):
     SKIP_SCREENING_FIELD_NUMBER: _ClassVar[int]
     MODELS_FIELD_NUMBER: _ClassVar[int]
     CUDA_GRAPHS_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_TF32_FIELD_NUMBER: _ClassVar[int]
     budget: int
     policy: SelectionPolicy
     parallelism: int
@@ -110,7 +111,8 @@ class JobConfig(_message.Message):
     skip_screening: bool
     models: _containers.RepeatedScalarFieldContainer[str]
     cuda_graphs: bool
-    def __init__(self, budget: _Optional[int] = ..., policy: _Optional[_Union[SelectionPolicy, str]] = ..., parallelism: _Optional[int] = ..., wall_clock_s: _Optional[float] = ..., max_cost_usd: _Optional[float] = ..., max_tokens: _Optional[int] = ..., patience: _Optional[int] = ..., target_speedup: _Optional[float] = ..., seed: _Optional[int] = ..., uct_c: _Optional[float] = ..., islands: _Optional[int] = ..., migration_interval: _Optional[int] = ..., no_reuse: _Optional[bool] = ..., skip_screening: _Optional[bool] = ..., models: _Optional[_Iterable[str]] = ..., cuda_graphs: _Optional[bool] = ...) -> None: ...
+    allow_tf32: bool
+    def __init__(self, budget: _Optional[int] = ..., policy: _Optional[_Union[SelectionPolicy, str]] = ..., parallelism: _Optional[int] = ..., wall_clock_s: _Optional[float] = ..., max_cost_usd: _Optional[float] = ..., max_tokens: _Optional[int] = ..., patience: _Optional[int] = ..., target_speedup: _Optional[float] = ..., seed: _Optional[int] = ..., uct_c: _Optional[float] = ..., islands: _Optional[int] = ..., migration_interval: _Optional[int] = ..., no_reuse: _Optional[bool] = ..., skip_screening: _Optional[bool] = ..., models: _Optional[_Iterable[str]] = ..., cuda_graphs: _Optional[bool] = ..., allow_tf32: _Optional[bool] = ...) -> None: ...
 
 class Job(_message.Message):
     __slots__ = ("job_id", "tenant", "spec", "platform", "config", "state", "end_reason", "best_node_id", "best_fitness", "candidates", "evaluated", "passed", "created_at", "updated_at", "usage", "fitness_is_speed", "fitness_unit")

@@ -76,6 +76,7 @@ class EvaluateHandler:
             timeout_s=min(req.timeout_s, 3600.0) if req.timeout_s > 0 else 0.0,
             tenant=req.tenant or "default",
             cuda_graphs=req.cuda_graphs,
+            allow_tf32=req.allow_tf32,
         )
 
     async def handle(self, req: evaluation_pb2.EvaluationRequest, delivery: Delivery) -> None:

@@ -31,6 +31,7 @@ class EvalJob:
     seed: int = 0
     tenant: str = "default"  # whose sandboxes run it: scratch, caches and warm workers are per tenant
     cuda_graphs: bool = False  # the job's model runs under CUDA graphs: GPU time alone decides fitness
+    allow_tf32: bool = False  # the job allows TF32 for float32 products: the baselines use it too
 
 
 def device_of(platform: Platform) -> str:
@@ -91,4 +92,5 @@ def build_plan(job: EvalJob, spec: SpecOutline) -> EvalPlan:
                      for i in range(RECHECKS)],
         ))
     return EvalPlan(device=device_of(job.platform), platform=PlanPlatform.of(job.platform), cases=cases,
-                    machine_model_file=MACHINE_MODEL_FILE if job.platform.machine_model else "")
+                    machine_model_file=MACHINE_MODEL_FILE if job.platform.machine_model else "",
+                    allow_tf32=job.allow_tf32)

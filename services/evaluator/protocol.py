@@ -100,6 +100,9 @@ class EvalPlan(_Document):
     # Set when the platform has a machine model: the worker copies it into the run's scratch
     # under this name (the child sees nothing outside its scratch).
     machine_model_file: str = ""
+    # The job allows TF32: the candidate child's baselines (eager, torch.compile) use it. The
+    # reference child never does: the outputs a kernel is judged against are full float32.
+    allow_tf32: bool = False
 
     def write(self, work: Path) -> None:
         (work / PLAN_FILE).write_text(self.model_dump_json())

@@ -15,6 +15,7 @@ from kevolve.reports import (LOG_CHARS, CaseTiming, Check, EvaluationPlanSummary
 from kevolve.v1 import common_pb2, evaluation_pb2
 
 from .plan import EvalJob
+from .precision import dot_precisions
 from .protocol import EvalPlan, PlanCase, ReferenceCase
 
 SUSPICIOUS_SPEEDUP = 10.0  # KernelBench's excessive-speedup flag
@@ -193,6 +194,8 @@ def build_outcome(job: EvalJob, plan: EvalPlan | None, state: RunState, duration
             view = "gpu_time"  # the timer measured no call loop (see _case_result)
     result.cases.extend(cases)
     result.fitness_view = view
+    result.dot_precision = ", ".join(dot_precisions(job.candidate_source))
+    result.tf32_allowed = job.allow_tf32
     result.environment.update(state.environment)
     if state.failed:
         result.verdict = common_pb2.Verdict.Value(state.verdict)

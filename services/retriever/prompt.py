@@ -112,6 +112,7 @@ class PromptBuilder:
             best = {"node_id": node.node_id, "fitness": node.fitness, "code": _clip(code, inputs.max_code_chars)}
         diag = inputs.diagnosis
         return {
+            "allow_tf32": request.allow_tf32,
             "spec_name": request.spec_name or "kernel",
             "platform": inputs.platform,
             "spec_source": inputs.spec_source.strip(),

@@ -45,7 +45,8 @@ async def test_every_job_option_reaches_the_job_and_list_watch_approve_work(sett
             "--policy", "mcts", "--uct-c", "0.9", "--parallelism", "1", "--seed", "5", "--no-reuse",
             "--wall-clock-s", "600", "--max-tokens", "100000", "--max-cost-usd", "2.5", "--patience", "7",
             "--target-speedup", "9.5", "--islands", "3", "--migration-interval", "4", "--model", "m-a",
-            "--model", "m-b", "--skip-screening", "--cpu-size", "batch_size=4", "--atol", "0.001", "--rtol", "0.002")
+            "--model", "m-b", "--skip-screening", "--cuda-graphs", "--allow-tf32", "--cpu-size", "batch_size=4",
+            "--atol", "0.001", "--rtol", "0.002")
         assert code == 0, err
         job = json.loads(out)
         config = job["config"]
@@ -54,6 +55,7 @@ async def test_every_job_option_reaches_the_job_and_list_watch_approve_work(sett
         assert (config["wall_clock_s"], config["max_tokens"], config["max_cost_usd"]) == (600.0, "100000", 2.5)
         assert (config["patience"], config["target_speedup"], config["uct_c"]) == (7, 9.5, 0.9)
         assert (config["islands"], config["migration_interval"]) == (3, 4)
+        assert config["cuda_graphs"] is True and config["allow_tf32"] is True
         assert job["spec"]["cpu_sizes"] == {"batch_size": "4"}
         assert (job["spec"]["atol"], job["spec"]["rtol"]) == (0.001, 0.002)
         job_id = job["job_id"]

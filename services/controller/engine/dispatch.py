@@ -62,7 +62,7 @@ def expand_request(session: Session, job: JobRow, exp: ExpansionRow, *, n_ancest
         job_id=job.id, expansion_id=exp.id, platform=job.platform, spec_name=job.spec_name,
         spec_key=job.spec_source_key, context_mode=exp.context_mode, generation=exp.generation,
         seed=derived_seed(int(job.config.get("seed", 0)), exp.decision, "expand"), model=exp.model,
-        tenant=job.tenant, cpu_sizes=job.kernel_spec().cpu_sizes,
+        tenant=job.tenant, cpu_sizes=job.kernel_spec().cpu_sizes, allow_tf32=bool(job.config.get("allow_tf32")),
     )
     if exp.parent_id:
         chain = db.lineage(session, exp.parent_id)
@@ -106,6 +106,7 @@ def eval_target(job: JobRow, node: NodeRow, platform: Platform) -> tuple[str, ev
         attempt=node.attempt,
         tenant=job.tenant,
         cuda_graphs=bool(job.config.get("cuda_graphs")),
+        allow_tf32=bool(job.config.get("allow_tf32")),
     )
     return subjects.eval_subject(pool), req
 

@@ -420,13 +420,14 @@ def run_candidate(plan: EvalPlan, work: Path) -> CandidateResult:
                            environment=run.platform.environment(), phases_s=phases)
 
 
-def full_float32() -> None:
-    """float32 in full precision for the reference, the baselines and any torch op a candidate
-    calls: PyTorch runs cuDNN convolutions in TF32 by default, whose ~1e-3 error would make a
-    correct float32 kernel fail the float32 tolerance, and would time the baselines at a
-    precision the candidate is not allowed."""
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+def float32_precision(tf32: bool) -> None:
+    """float32 products in full precision for the reference, the baselines and any torch op a
+    candidate calls: PyTorch runs cuDNN convolutions in TF32 by default, whose ~1e-3 error
+    would make a correct float32 kernel fail the float32 tolerance, and would time the
+    baselines at a precision the candidate is not allowed. A job that allows TF32 gets it for
+    the baselines too (``tf32``), so a TF32 kernel races TF32 baselines."""
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
 
 
 def run_mode(mode: str, plan_path: Path) -> None:
@@ -434,7 +435,7 @@ def run_mode(mode: str, plan_path: Path) -> None:
     work = plan_path.parent
     plan = EvalPlan.load(plan_path)
     torch.set_num_threads(1)
-    full_float32()
+    float32_precision(plan.allow_tf32 and mode == "candidate")
     result: ChildStatus
     try:
         result = run_reference(plan, work) if mode == "reference" else run_candidate(plan, work)

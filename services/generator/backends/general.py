@@ -10,6 +10,7 @@ none of the spec's code.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import tomllib
 import json
@@ -111,16 +112,19 @@ class GeneralLowering:
             shutil.rmtree(work, ignore_errors=True)
 
     async def generate(self, spec_source: str, spec_name: str, tenant: str, cpu_sizes: dict[str, int] | None = None,
-                       tuned: dict[str, str] | None = None) -> tuple[str | None, str, dict[str, Any]]:
+                       tuned: dict[str, str] | None = None,
+                       allow_tf32: bool = False) -> tuple[str | None, str, dict[str, Any]]:
         """(code, error, details): the kernel program under the tunables ``tuned`` (the
-        lowering's own choices where None), or why there is none."""
+        lowering's own choices where None), or why there is none. ``allow_tf32``: the job lets
+        float32 products use TF32."""
         outline = check_outline(spec_source)
         cases = capture_cases(outline, cpu_sizes)
         captured = await self.capture(spec_source, cases, tenant)
         if not captured.ok:
             return None, f"general lowering: {captured.error} (case {captured.where})", {}
         try:
-            choices = Tunables.from_strings(tuned or {})
+            choices = dataclasses.replace(Tunables.from_strings(tuned or {}),
+                                          float32_dot="tf32" if allow_tf32 else "tf32x3")
             code = await asyncio.to_thread(program_source, spec_source, spec_name, captured, choices)
         except (Unsupported, ValueError) as exc:
             return None, f"general lowering: {exc}", {}

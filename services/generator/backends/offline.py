@@ -202,7 +202,8 @@ class OfflineBackend:
         _, tuned = choose([self._general_space], request)
         code, error, details = await self._general.generate(spec_source, request.expand.spec_name or "spec",
                                                             request.expand.tenant or "default",
-                                                            cpu_sizes=dict(request.expand.cpu_sizes), tuned=tuned)
+                                                            cpu_sizes=dict(request.expand.cpu_sizes), tuned=tuned,
+                                                            allow_tf32=request.expand.allow_tf32)
         if code is None:
             no_template = f"no template serves it ({why}); " if why else ""
             return Generation(code=None, error=f"offline: {no_template}{error}")

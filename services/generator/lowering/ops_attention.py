@@ -361,5 +361,6 @@ def _precision(mul: str) -> str:
     if mul == "bfloat16":
         return ', input_precision="tf32"'
     if mul == "float32":
-        return ', input_precision="tf32x3"'  # float32 accuracy on tensor cores (see ops_heavy)
+        # float32 accuracy on tensor cores unless the job allows TF32 (see ops_heavy)
+        return f', input_precision="{tunables.current().float32_dot}"'
     return ""

@@ -137,8 +137,8 @@ def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileL
             precision = ', input_precision="tf32"'
         elif mul_type == "float32":
             # Three tf32 products (hi*hi + hi*lo + lo*hi): float32 accuracy on tensor cores,
-            # several times the speed of an FMA product ("ieee").
-            precision = ', input_precision="tf32x3"'
+            # several times the speed of an FMA product ("ieee"); one where the job allows TF32.
+            precision = f', input_precision="{tunables.current().float32_dot}"'
         k.line(f"acc += tl.dot({av}, {bv}{precision})")
     k.dtypes["acc"] = acc_type
     store(k, z, mi, ni, "acc", f"{zmask}(rm < {m}) & (rn < {n})")

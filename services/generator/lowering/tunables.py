@@ -27,6 +27,10 @@ class Tunables:
     num_stages: int = 3
     fuse_limit: int = 4
     attention_block: tuple[int, int] = (64, 64)
+    # How float32 operands are multiplied on tensor cores: "tf32x3" (three TF32 products,
+    # float32 accuracy) unless the job allows TF32 ("tf32"). A permission, not a knob the
+    # search turns: from_strings never sets it.
+    float32_dot: str = "tf32x3"
 
     @classmethod
     def from_strings(cls, values: dict[str, str]) -> Tunables:

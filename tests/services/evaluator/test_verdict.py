@@ -59,3 +59,24 @@ def test_a_call_loop_below_the_physical_floor_is_suspicious() -> None:
     r = _outcome(timing)
     assert r.verdict == common_pb2.SUSPICIOUS and r.decided_by == "timing:below_physical_floor"
     assert "call loop" in r.reason
+
+
+def test_the_result_states_the_precision_of_the_kernels_products_and_the_jobs_policy() -> None:
+    from services.evaluator.precision import dot_precisions
+
+    src = '''
+import triton.language as tl
+PREC: tl.constexpr = "ieee"
+def k(a, b, c, d):
+    tl.dot(a, b, input_precision="tf32x3")
+    tl.dot(a, b, input_precision=PREC)
+    tl.dot(c, d)
+def launch():
+    kern[(1,)](x, PRECISION="tf32")
+def kk(a, b, PRECISION: tl.constexpr):
+    tl.dot(a, b, input_precision=PRECISION)
+'''
+    assert dot_precisions(src) == ["ieee", "tf32", "tf32 (default)", "tf32x3"]
+    assert dot_precisions("x = 1") == [] and dot_precisions("def (") == []
+    r = _outcome(HOST_BOUND, allow_tf32=True)
+    assert r.tf32_allowed and r.dot_precision == ""   # the candidate source here has no tl.dot

@@ -63,3 +63,13 @@ async def test_later_expansions_move_the_lowerings_tunables(backend: OfflineBack
     moved = {k for k in first.tunables if first.tunables[k] != child.tunables.get(k)}
     assert len(moved) == 1, moved  # one knob per expansion
     assert child.code != first.code
+
+
+async def test_float32_products_use_tf32_only_where_the_job_allows_it(backend: OfflineBackend) -> None:
+    # The precision policy: float32 operands are multiplied to float32 accuracy (three TF32
+    # products) unless the job allows TF32; the permission reaches the lowering from the request.
+    spec = (REPO_ROOT / "tests" / "fixtures" / "specs" / "matmul_small.py").read_text()
+    exact, _, _ = await backend._general.generate(spec, "matmul_small", "t")
+    fast, _, _ = await backend._general.generate(spec, "matmul_small", "t", allow_tf32=True)
+    assert exact and 'input_precision="tf32x3"' in exact and 'input_precision="tf32"' not in exact
+    assert fast and 'input_precision="tf32"' in fast and "tf32x3" not in fast

@@ -201,3 +201,11 @@ async def test_history_lines_name_nodes_within_their_job(local: LocalStore, expa
     request.job_id = job
     user = (await expander.expand(request)).prompt.user
     assert "- n1: " in user and "- n5: " in user and f"{job[:12]}:" not in user
+
+
+async def test_the_prompt_states_the_jobs_precision_policy(local: LocalStore, expander: Expander) -> None:
+    strict = await expander.expand(expand_request(local, None))
+    assert "must keep float32 accuracy" in strict.prompt.user and "allows TF32" not in strict.prompt.user
+    relaxed = await expander.expand(expand_request(local, None, allow_tf32=True))
+    assert "this job allows TF32" in relaxed.prompt.user
+    assert relaxed.generate.expand.allow_tf32    # and the generator gets the permission with the request

@@ -92,6 +92,15 @@ async def test_cuda_screens_on_cpu_first_and_records_both_verdicts(settings: Com
         await wait_ended(stub, job2.job_id)
         stages = [r.stage for r in fakes.evals[before:]]
         assert stages.count("full") == 2 and set(stages) <= {"full", "confirm"}   # no screen
+        assert not any(r.cuda_graphs or r.allow_tf32 for r in fakes.evals[before:])
+
+        # The timing view and the precision policy travel with every request of their job.
+        before, expands_before = len(fakes.evals), len(fakes.expands)
+        job3 = (await stub.SubmitJob(submit_request("cuda", budget=2, skip_screening=True, no_reuse=True,
+                                                    cuda_graphs=True, allow_tf32=True), timeout=90)).job
+        await wait_ended(stub, job3.job_id)
+        assert fakes.evals[before:] and all(r.cuda_graphs and r.allow_tf32 for r in fakes.evals[before:])
+        assert fakes.expands[expands_before:] and all(r.allow_tf32 for r in fakes.expands[expands_before:])
 
 
 async def test_a_would_be_best_is_timed_again_and_keeps_the_second_measurement(settings: CommonSettings,
