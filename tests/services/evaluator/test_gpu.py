@@ -145,3 +145,12 @@ def test_timing_inputs_are_drawn_on_the_gpu_and_a_cpu_only_spec_still_gets_them(
     (y,) = make_inputs(spec(lambda: [torch.from_numpy(torch.randn(8, 8).numpy())]), seed=3, variant="raw",
                        device="cuda", on_device=True)
     assert y.is_cuda
+
+
+def test_a_job_that_allows_tf32_says_so_and_names_the_kernels_precision(gpu_harness: Harness) -> None:
+    job = gpu_job(FIXTURES / "specs" / "matmul_small.py", GOOD / "matmul.py")
+    job.allow_tf32 = True
+    out = gpu_harness.evaluate(job)
+    r = out.result
+    assert r.verdict in (common_pb2.PASSED, common_pb2.SUSPICIOUS), (r.decided_by, r.reason)
+    assert r.tf32_allowed and r.dot_precision == "ieee"
