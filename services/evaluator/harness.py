@@ -38,6 +38,7 @@ from .compare import compare
 from .config import EvaluatorSettings
 from .plan import EvalJob, build_plan, device_of
 from .protocol import (CANDIDATE_FILE, GO, MACHINE_MODEL_FILE, PHASE1_MARKER, PLAN_FILE, REF_META_FILE, SPEC_FILE,
+                       TRIALS_MARKER,
                        STOP, TIMED_MARKER, CandidateResult, EvalPlan, ReferenceResult, result_file)
 from .verdict import Outcome, RunState, build_outcome
 from .warm_pool import WarmPool, ZygoteDied
@@ -361,15 +362,20 @@ class Harness:
             target=lambda: holder.update(run=self._child(job, "candidate", work, timeout, grace)), daemon=True
         )
         thread.start()
-        phase1_seen = False
+        compared = phase1_seen = False
         timed = False
         try:
             while thread.is_alive():
-                if not phase1_seen and (work / PHASE1_MARKER).exists():
-                    phase1_seen = True
+                if not compared and ((work / TRIALS_MARKER).exists() or (work / PHASE1_MARKER).exists()):
+                    # The trial outputs are saved; the child goes on preparing its timing
+                    # (baselines, inputs) while they are compared here.
+                    compared = True
                     state.phase("candidate_correctness")
                     self._compare_set(plan, ref_dir, work, "trials", job, state)
                     state.phase("compare_trials")
+                if compared and not phase1_seen and (work / PHASE1_MARKER).exists():
+                    phase1_seen = True
+                    state.phase("candidate_prepare_timing")
                     if not state.failed and gpu_lock is not None:
                         grace.pause()
                         gpu_lock.acquire()
@@ -384,8 +390,10 @@ class Harness:
                     _give_back(gpu_lock, state)
                 thread.join(0.02)
             run = holder["run"]
-            if not phase1_seen:
+            if not compared:
                 state.phase("candidate_correctness")
+            elif not phase1_seen:
+                state.phase("candidate_prepare_timing")
             else:
                 state.phase("candidate_recheck" if timed else "candidate_timing")
             state.sandbox_mode, state.killed_for, state.log = run.mode, run.killed_for, run.log_tail

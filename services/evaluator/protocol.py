@@ -26,8 +26,11 @@ SPEC_FILE = "spec.py"
 CANDIDATE_FILE = "candidate.py"
 REF_META_FILE = "ref_meta.json"       # what the reference run measured per case (bytes moved...)
 MACHINE_MODEL_FILE = "machine_model.toml"  # a simulated platform's machine model, copied in
-# The candidate's two phases: it writes PHASE1_MARKER when its correctness outputs are saved,
-# then waits for the worker's GO (or STOP) file; TIMED_MARKER says its timing loop is over.
+# The candidate's two phases: it writes TRIALS_MARKER when its correctness outputs are saved
+# (the worker compares them while the child prepares its timing), PHASE1_MARKER when it is
+# ready to be timed, then waits for the worker's GO (or STOP) file; TIMED_MARKER says its
+# timing loop is over.
+TRIALS_MARKER = "trials.json"
 PHASE1_MARKER = "phase1.json"
 GO, STOP = "go", "stop"
 TIMED_MARKER = "timed.json"

@@ -29,7 +29,7 @@ from kevolve.exec.childstatus import ChildFailure, ChildStatus
 from kevolve.reports import CaseTiming, KernelLaunches
 from kevolve.specfile import load_module, outline
 
-from ..protocol import (CANDIDATE_FILE, GO, PHASE1_MARKER, REF_META_FILE, SPEC_FILE, STOP, TIMED_MARKER,
+from ..protocol import (CANDIDATE_FILE, GO, PHASE1_MARKER, REF_META_FILE, SPEC_FILE, STOP, TIMED_MARKER, TRIALS_MARKER,
                         CandidateResult, EvalPlan, OutputShape, PlanCase, ReferenceCase, ReferenceResult,
                         result_file)
 from . import inputs
@@ -397,6 +397,8 @@ def run_candidate(plan: EvalPlan, work: Path) -> CandidateResult:
     try:
         run.correctness()
         lap("correctness_trials")
+        # The outputs are saved: the worker compares them while the timing is prepared.
+        ChildStatus().write(work / TRIALS_MARKER)
         run.prepare_timing(ReferenceResult.model_validate_json((work / REF_META_FILE).read_text()).cases)
         lap("prepare_timing")
         phases.update(getattr(run.platform, "phases_s", {}))  # a timer's own account of that step

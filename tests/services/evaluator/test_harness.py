@@ -284,3 +284,21 @@ def test_a_warm_childs_deadline_grows_with_the_workers_grace(tmp_path: Path) -> 
         pool.stop()
     assert res.killed_for == "timeout"
     assert 8.0 < res.duration_s < 20.0, res.duration_s   # 3 s of its own + ~6 s of queueing
+
+
+def test_trial_outputs_are_compared_while_the_child_prepares_its_timing(tmp_path: Path) -> None:
+    # The child says when its trial outputs are saved; the worker compares them then, and the
+    # child's timing preparation (baselines, inputs) runs meanwhile instead of after.
+    harness = Harness(EvaluatorSettings(platform="cpu", scratch_dir=tmp_path, timeout_s=120, memory_mb=4096),
+                      REPO_ROOT / "kb")
+    try:
+        good = harness.evaluate(cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py"))
+        bad = harness.evaluate(cpu_job(SPECS / "softmax_small.py", FIXTURES / "kernels" / "adversarial"
+                                       / "a14_correct_then_garbage.py"))
+    finally:
+        harness.close()
+    assert good.result.verdict == common_pb2.PASSED
+    phases = list(good.report["phases_s"])
+    assert phases.index("compare_trials") < phases.index("candidate_prepare_timing") < phases.index(
+        "candidate_timing")
+    assert bad.result.verdict == common_pb2.INCORRECT    # verdicts as before
