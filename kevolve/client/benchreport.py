@@ -539,6 +539,9 @@ def render_html(result: BenchResult) -> str:
         charts.append(svg_bars("Speedup of the best kernel over torch.compile (grey: falls back to PyTorch)",
                                [(r.spec, r.credited) for r in rows], "x", ref=1.0,
                                colors=[green if r.uses_kernel else grey for r in rows]))
+        if t.loop_specs:
+            charts.append(svg_bars("Speedup over torch.compile per call in a back-to-back loop, host included",
+                                   [(r.spec, r.speedup_loop) for r in rows], "x", ref=1.0))
         charts.append(svg_bars("Speedup of the best kernel over eager PyTorch",
                                [(r.spec, r.speedup_eager) for r in rows], "x", ref=1.0))
         if result.copy_bw_gbs:
@@ -550,11 +553,13 @@ def render_html(result: BenchResult) -> str:
             charts.append(svg_bars("Achieved FLOP/s, % of peak (compute-bound specs)",
                                    [(r.spec, None if r.flops_frac is None else 100 * r.flops_frac)
                                     for r in compute], "%", ref=100.0))
+        loop = ["vs compile, call loop"] if t.loop_specs else []
         table = _table(["spec", "correct", "eager ms", "torch.compile ms", "kernel ms", "vs eager",
-                        "vs compile", "%copy BW", "%peak FLOP/s", "outcome"],
+                        "vs compile", *loop, "%copy BW", "%peak FLOP/s", "outcome"],
                        [[r.spec, f"{'yes' if r.correct else 'no'} ({r.verdict})", _f(r.eager_ms, "{:.4g}"),
                          _f(r.compile_ms, "{:.4g}"), _f(r.kernel_ms, "{:.4g}"),
-                         _f(r.speedup_eager, "{:.2f}x"), _f(r.speedup_compile, "{:.2f}x"), _pct(r.bw_frac),
+                         _f(r.speedup_eager, "{:.2f}x"), _f(r.speedup_compile, "{:.2f}x"),
+                         *([_f(r.speedup_loop, "{:.2f}x")] if loop else []), _pct(r.bw_frac),
                          _pct(r.flops_frac) if r.compute_bound else "–", r.note] for r in rows])
     else:
         # Correctness only: the chart shows how many candidates each spec took, pass in green.

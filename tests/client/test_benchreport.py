@@ -201,6 +201,8 @@ def test_the_call_loop_view_is_reported_beside_gpu_time() -> None:
     assert row.speedup_loop == pytest.approx(0.8) and "0.80x in the call loop" in row.note
     md = render_markdown(result)
     assert "vs compile, call loop" in md and "call loop, host included (5 specs): fast_1 | 20%" in md
+    page = render_html(result)
+    assert "vs compile, call loop" in page and "back-to-back loop, host included" in page
 
 
 def test_a_report_without_call_loops_shows_no_loop_figures() -> None:
