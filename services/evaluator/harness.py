@@ -38,8 +38,7 @@ from .compare import compare
 from .config import EvaluatorSettings
 from .plan import EvalJob, build_plan, device_of
 from .protocol import (CANDIDATE_FILE, GO, MACHINE_MODEL_FILE, PHASE1_MARKER, PLAN_FILE, REF_META_FILE, SPEC_FILE,
-                       TRIALS_MARKER,
-                       STOP, TIMED_MARKER, CandidateResult, EvalPlan, ReferenceResult, result_file)
+                       STOP, TIMED_MARKER, TRIALS_MARKER, CandidateResult, EvalPlan, ReferenceResult, result_file)
 from .verdict import Outcome, RunState, build_outcome
 from .warm_pool import WarmPool, ZygoteDied
 

@@ -90,17 +90,23 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def fitness_view(job: EvalJob) -> str:
-    """Which time decides fitness: the call loop (host included) unless the job's model runs
-    under CUDA graphs (then the host issues nothing per call, and GPU time alone counts)."""
+def fitness_view(job: EvalJob, timings: list[CaseTiming]) -> tuple[str, str]:
+    """(view, note): which time decides fitness, the call loop (host included) unless the
+    job's model runs under CUDA graphs (then the host issues nothing per call, and GPU time
+    alone counts). One view for every case: a timer that measured no call loop for some case
+    ranks the whole evaluation by GPU time, and the note says so."""
     if job.platform.speed == "none":
-        return "none"
+        return "none", ""
     if job.platform.speed == "simulated":
-        return "simulated"
-    return "gpu_time" if job.cuda_graphs else "call_loop"
+        return "simulated", ""
+    if job.cuda_graphs:
+        return "gpu_time", ""
+    if all(t.candidate_loop_ms > 0 and (t.compile_loop_ms or t.eager_loop_ms) > 0 for t in timings):
+        return "call_loop", ""
+    return "gpu_time", " (GPU time: no call loop was measured)"
 
 
-def _case_result(case: PlanCase, errors: dict[str, float], timing: CaseTiming, view: str,
+def _case_result(case: PlanCase, errors: dict[str, float], timing: CaseTiming, view: str, note: str,
                  ref: ReferenceCase) -> evaluation_pb2.CaseResult:
     cr = evaluation_pb2.CaseResult(
         name=case.name,
@@ -129,15 +135,10 @@ def _case_result(case: PlanCase, errors: dict[str, float], timing: CaseTiming, v
     if view == "none":
         cr.fitness = 1.0
         cr.reason = "correct (this platform measures no speed)"
-    elif view == "call_loop" and cr.loop_fitness > 0:
+    elif view == "call_loop":
         cr.fitness = cr.loop_fitness
         cr.reason = (f"{cr.candidate_loop_ms:.4g} ms per call in a loop vs torch.compile {cr.compile_loop_ms:.4g} ms, "
                      f"eager {cr.eager_loop_ms:.4g} ms (GPU time {cr.candidate_ms:.4g} vs {cr.compile_ms:.4g} ms)")
-    elif view == "call_loop" and cr.gpu_fitness > 0:
-        # A timer that measured no call loop cannot be ranked by it: GPU time, said so.
-        cr.fitness = cr.gpu_fitness
-        cr.reason = (f"{cr.candidate_ms:.4g} ms vs torch.compile {cr.compile_ms:.4g} ms, eager "
-                     f"{cr.eager_ms:.4g} ms (GPU time: no call loop was measured)")
     elif cr.gpu_fitness > 0:
         cr.fitness = cr.gpu_fitness
         if cr.simulated:  # never let an estimate read like a measured GPU time
@@ -145,7 +146,7 @@ def _case_result(case: PlanCase, errors: dict[str, float], timing: CaseTiming, v
                          f"{cr.eager_ms:.4g} ms (machine-model estimates)")
         else:
             cr.reason = (
-                f"{cr.candidate_ms:.4g} ms vs torch.compile {cr.compile_ms:.4g} ms, eager {cr.eager_ms:.4g} ms"
+                f"{cr.candidate_ms:.4g} ms vs torch.compile {cr.compile_ms:.4g} ms, eager {cr.eager_ms:.4g} ms{note}"
             )
     else:
         cr.reason = "correct, but the platform returned no time"
@@ -184,14 +185,12 @@ def build_outcome(job: EvalJob, plan: EvalPlan | None, state: RunState, duration
     )
     planned = plan.cases if plan is not None else []
     cases: list[evaluation_pb2.CaseResult] = []
-    view = fitness_view(job)
+    timings = [state.timings.get(str(case.index)) or CaseTiming() for case in planned]
+    view, note = fitness_view(job, timings)
     if not state.failed:
-        for case in planned:
-            key = str(case.index)
-            cases.append(_case_result(case, state.errors.get(case.index, {}), state.timings.get(key) or CaseTiming(),
-                                      view, state.ref_meta.get(key) or ReferenceCase()))
-        if view == "call_loop" and cases and not all(c.loop_fitness > 0 for c in cases):
-            view = "gpu_time"  # the timer measured no call loop (see _case_result)
+        for case, timing in zip(planned, timings, strict=True):
+            cases.append(_case_result(case, state.errors.get(case.index, {}), timing, view, note,
+                                      state.ref_meta.get(str(case.index)) or ReferenceCase()))
     result.cases.extend(cases)
     result.fitness_view = view
     result.dot_precision = ", ".join(dot_precisions(job.candidate_source))

@@ -366,8 +366,7 @@ class CandidateRun:
         timings: dict[str, CaseTiming] = {}
         for case in self.plan.cases:
             ctx = self.contexts[case.index]
-            timing = _timing_step(lambda: self.platform.time_case(ctx), "while timing")
-            timings[str(case.index)] = CaseTiming.model_validate(timing.__dict__)
+            timings[str(case.index)] = _timing_step(lambda: self.platform.time_case(ctx), "while timing")
         return timings
 
     def recheck(self) -> None:

@@ -43,12 +43,15 @@ def make_inputs(spec: Any, seed: int, variant: str, device: str, on_device: bool
 def _draw(spec: Any, seed: int, variant: str, device: str) -> list[Any]:
     torch.manual_seed(seed)
     raw = list(spec.get_inputs())
-    gen_cpu = torch.Generator().manual_seed(seed ^ 0x5F3759DF)
-    gens = {torch.device("cpu"): gen_cpu}
+    gen_seed = seed ^ 0x5F3759DF
+    gen_cpu = torch.Generator().manual_seed(gen_seed)
+    gens = {torch.device("cpu"): gen_cpu}  # one per device the spec's tensors are on
     out: list[Any] = []
     for value in raw:
         if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() > 1:
-            gen = gens.setdefault(value.device, torch.Generator(value.device).manual_seed(seed ^ 0x5F3759DF))
+            gen = gens.get(value.device)
+            if gen is None:
+                gen = gens[value.device] = torch.Generator(value.device).manual_seed(gen_seed)
             ordered = sorted_rows(value)
             value = _apply(value, variant, gen, gen_cpu)
             if ordered:

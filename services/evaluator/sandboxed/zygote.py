@@ -8,7 +8,8 @@ its own rlimits, a wall-clock deadline and a memory/process watchdog, exactly li
 ``kevolve.exec.sandbox.run``; the zygote never runs candidate code itself.
 
 Protocol (JSON lines): stdin ``{"id", "mode", "plan", "timeout_s", "memory_mb", "max_procs",
-"address_space"}`` to run a child, ``{"id", "grace_s"}`` to extend a running child's deadline; stdout ``{"id", "returncode", "signal", "killed_for", "duration_s", "peak_rss_mb"}``, where
+"address_space"}`` to run a child, ``{"id", "grace_s"}`` to extend a running child's deadline;
+stdout ``{"id", "returncode", "signal", "killed_for", "duration_s", "peak_rss_mb"}``, where
 ``killed_for`` "fork" means the child never started (see ``_serve``).
 
 GPU pools (``zygote cuda``): a CUDA context does not survive fork, so the zygote never creates
@@ -97,30 +98,29 @@ def _serve(req: dict[str, Any]) -> None:
     with _CHILDREN_LOCK:
         _CHILDREN.add(pid)
     killed_for, peak, status = "", 0.0, 0
-    in_session = False
+    own_group = False
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             break
-        if not in_session:
-            # The child's first act is to lead a session of its own. One that has not after
-            # FORK_START_S is stuck in the fork itself (a lock another zygote thread held at
-            # that instant, in an after-fork handler): it never loaded the candidate, so the
-            # worker is told "fork" and runs the candidate in a fresh process instead.
+        if not own_group:
+            # The child's first act (setsid) makes it the leader of a process group of its
+            # own. One that is not after FORK_START_S is stuck in the fork itself (a lock
+            # another zygote thread held at that instant, in an after-fork handler): it never
+            # loaded the candidate, so the worker is told "fork" and runs the candidate in a
+            # fresh process instead.
             try:
-                in_session = os.getpgid(pid) == pid
+                own_group = os.getpgid(pid) == pid
             except ProcessLookupError:
-                in_session = True  # gone already: waitpid above reaps it next round
-            if not in_session and time.monotonic() - started > FORK_START_S:
-                killed_for = "fork"
+                own_group = True  # gone already: waitpid above reaps it next round
         try:
             procs = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
             rss = sum(p.memory_info().rss for p in procs)
         except psutil.Error:
             procs, rss = [], 0
         peak = max(peak, rss / 2**20)
-        if killed_for:
-            pass
+        if not own_group and time.monotonic() - started > FORK_START_S:
+            killed_for = "fork"
         elif time.monotonic() > started + float(req["timeout_s"]) + _GRACE.get(req["id"], 0.0):
             killed_for = "timeout"
         elif len(procs) > int(req["max_procs"]):

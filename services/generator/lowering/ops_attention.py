@@ -25,7 +25,7 @@ from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Value
 from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, tl_type
-from services.generator.lowering.ops_heavy import SMEM_BUDGET, dot_type, rounded
+from services.generator.lowering.ops_heavy import SMEM_BUDGET, dot_precision, dot_type, rounded
 from services.generator.lowering.rows import same_index
 from services.generator.lowering.schema import CapturedCase, Node
 
@@ -290,7 +290,7 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
             amask, bmask = f"{zmask}(rm < {lq}) & (rda < {d})", f"{zmask}(rdb < {d}) & (rn < {lk})"
             q = _dot_operand(k, scores.a.load(k, [z, i, da], amask), amask, mul_s)
             kt = _dot_operand(k, scores.b.load(k, [z, db, j], bmask), bmask, mul_s)
-            k.line(f"s += tl.dot({q}, {kt}{_precision(mul_s)})")
+            k.line(f"s += tl.dot({q}, {kt}{dot_precision(mul_s)})")
         k.dtypes["s"] = "float32"
         k.scores_tile = (scores, [z, i, j], rounded(k, "s", scores.dtype))  # type: ignore[attr-defined]
         mask = f"{zmask}(rm < {lq}) & (rn < {lk})"
@@ -319,7 +319,7 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
         with k.block(loop):
             g = logit_tile()
             k.line(f"p = tl.exp({g} - m_ref) / l_i")
-            k.line(f"acc += tl.dot({_narrow(k, 'p', p_dtype, mul_o)}, {values()}{_precision(mul_o)})")
+            k.line(f"acc += tl.dot({_narrow(k, 'p', p_dtype, mul_o)}, {values()}{dot_precision(mul_o)})")
         # A row with no finite logit: NaN (0/0) as softmax gives it, or zeros where the spec guards it.
         k.line("o = tl.where(l_i > 0, acc, 0.0)" if zero_empty_rows else "o = acc")
     else:
@@ -332,7 +332,7 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
             k.line("alpha = tl.exp(m_i - m_ref)")
             k.line(f"p = tl.exp({g} - m_ref)")
             k.line(f"l_i = l_i * alpha + tl.sum(p, {red}){kept}")
-            k.line(f"acc = acc * alpha + tl.dot({_narrow(k, 'p', p_dtype, mul_o)}, {values()}{_precision(mul_o)})")
+            k.line(f"acc = acc * alpha + tl.dot({_narrow(k, 'p', p_dtype, mul_o)}, {values()}{dot_precision(mul_o)})")
             k.line("m_i = m_new")
         # A row with no finite logit: NaN as softmax gives it, or zeros where the spec guards it.
         k.line("o = tl.where(l_i > 0, acc / l_i, 0.0)" if zero_empty_rows else "o = acc / l_i")
@@ -355,12 +355,3 @@ def _narrow(k: KernelWriter, var: str, p_dtype: str, mul: str) -> str:
         narrow = f"{var}.to({tl_type(p_dtype)}).to(tl.float32)"
         return f"{narrow}.to(tl.float16)" if mul == "float16" else narrow
     return var
-
-
-def _precision(mul: str) -> str:
-    if mul == "bfloat16":
-        return ', input_precision="tf32"'
-    if mul == "float32":
-        # float32 accuracy on tensor cores unless the job allows TF32 (see ops_heavy)
-        return f', input_precision="{tunables.current().float32_dot}"'
-    return ""

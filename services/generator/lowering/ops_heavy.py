@@ -130,19 +130,23 @@ def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileL
         bmask = f"{zmask}(rkb < {kdim}) & (rn < {n})"
         av = _dot_operand(k, load_a(k, z, mi, ka, amask), amask, mul_type, acc_type)
         bv = _dot_operand(k, load_b(k, z, kb, ni, bmask), bmask, mul_type, acc_type)
-        precision = ""
-        if mul_type == "bfloat16":
-            # Every bfloat16 value is a tf32 value, so tf32 products are exact; Triton's
-            # interpreter has no bfloat16 product of its own.
-            precision = ', input_precision="tf32"'
-        elif mul_type == "float32":
-            # Three tf32 products (hi*hi + hi*lo + lo*hi): float32 accuracy on tensor cores,
-            # several times the speed of an FMA product ("ieee"); one where the job allows TF32.
-            precision = f', input_precision="{tunables.current().float32_dot}"'
-        k.line(f"acc += tl.dot({av}, {bv}{precision})")
+        k.line(f"acc += tl.dot({av}, {bv}{dot_precision(mul_type)})")
     k.dtypes["acc"] = acc_type
     store(k, z, mi, ni, "acc", f"{zmask}(rm < {m}) & (rn < {n})")
     return k
+
+
+def dot_precision(mul_type: str) -> str:
+    """The ``input_precision`` argument of a ``tl.dot`` whose operands are ``mul_type``."""
+    if mul_type == "bfloat16":
+        # Every bfloat16 value is a tf32 value, so tf32 products are exact; Triton's
+        # interpreter has no bfloat16 product of its own.
+        return ', input_precision="tf32"'
+    if mul_type == "float32":
+        # Three tf32 products (hi*hi + hi*lo + lo*hi): float32 accuracy on tensor cores,
+        # several times the speed of an FMA product ("ieee"); one where the job allows TF32.
+        return f', input_precision="{tunables.current().float32_dot}"'
+    return ""
 
 
 def _dot_operand(k: KernelWriter, value: str, mask: str, mul_type: str, acc_type: str) -> str:

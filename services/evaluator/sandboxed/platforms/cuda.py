@@ -178,10 +178,7 @@ class CudaTimer:
     ) -> tuple[float, float, float, bool]:
         """One cold-L2 call: (GPU event ms, host ms of the call, ms until the device drained,
         whether the host enqueued everything within the lead)."""
-        with torch.no_grad():
-            for t in inputs:
-                if isinstance(t, torch.Tensor) and t.is_floating_point():
-                    t.mul_(perturb)
+        _perturb(inputs, perturb)
         try:
             s = gputiming.sample(lambda: fn(inputs), self._flush, self._lead_us)
         except GpuMemoryShort as exc:
@@ -241,12 +238,10 @@ class CudaTimer:
         with torch.no_grad():
             for r in range(LOOP_ROUNDS):
                 for k in range(len(names)):
-                    name, fn = names[(r + k) % len(names)], contenders[names[(r + k) % len(names)]]
-                    perturb = 1.0 + 1e-3 * (((r * len(names) + k) % 7) - 3)
+                    name = names[(r + k) % len(names)]
+                    fn = contenders[name]
                     for values in pool:
-                        for t in values:
-                            if isinstance(t, torch.Tensor) and t.is_floating_point():
-                                t.mul_(perturb)
+                        _perturb(values, 1.0 + 1e-3 * (((r * len(names) + k) % 7) - 3))
                     torch.cuda.synchronize()
                     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                     start.record()
@@ -370,6 +365,14 @@ class CudaTimer:
                 **{f"{k}_retake_rate": retakes[k] / max(1, len(samples[k])) for k in names},
             },
         )
+
+
+def _perturb(values: Sequence[Any], factor: float) -> None:
+    """New contents for an input set, in place (same storage): a cache keyed on contents misses."""
+    with torch.no_grad():
+        for t in values:
+            if isinstance(t, torch.Tensor) and t.is_floating_point():
+                t.mul_(factor)
 
 
 def _cv(values: list[float]) -> float:
