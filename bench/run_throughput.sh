@@ -6,7 +6,8 @@
 # in flight) and writes $OUT/throughput_<spec>_<platform>.{json,md}: candidates judged per
 # minute, wall time per evaluation (median, p95) and per phase, the GPU's busy share.
 # Defaults: examples/softmax.py, cpu, 40 candidates, OUT=bench/results, 4 evaluations at once
-# per pool. KEVOLVE_EVALUATOR_WARM_POOL=false measures candidates started as fresh processes.
+# per pool. KEVOLVE_EVALUATOR_WARM_POOL=false measures candidates started as fresh processes;
+# WORKERS=2 starts two evaluator workers on the GPU pool (they share the GPU and its lock).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SPEC=${1:-examples/softmax.py}; PLATFORM=${2:-cpu}; BUDGET=${3:-40}
@@ -17,7 +18,8 @@ export KEVOLVE_CONTROLLER_PROFILE=${KEVOLVE_CONTROLLER_PROFILE:-none}   # judgin
 # under the GPU lock: the setting a search that wants throughput runs with.
 export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-4}
 RUN=${RUN:-/tmp/kevolve-throughput-$(date +%s)}
-"$PY" -m kevolve.client.main up --platform "$PLATFORM" --port 0 --run-dir "$RUN" > "$RUN.up.log" 2>&1 &
+"$PY" -m kevolve.client.main up --platform "$PLATFORM" --port 0 --run-dir "$RUN" --workers "${WORKERS:-1}" \
+  > "$RUN.up.log" 2>&1 &
 UP=$!
 for _ in $(seq 1 240); do [ -f "$RUN/state.json" ] && break; sleep 0.5; done
 "$PY" -m kevolve.client.main throughput "$SPEC" --platform "$PLATFORM" --budget "$BUDGET" --out "$OUT" \

@@ -190,6 +190,8 @@ class EvaluationReport(_Report):
     timing: dict[str, CaseTiming] = Field(default_factory=dict)   # by case index, as a string
     gpu_wait_s: float = 0.0             # queued for the GPU lock behind other candidates' timing
     gpu_lock_window: list[float] = Field(default_factory=list)    # [taken, given back], epoch seconds
+    # When this evaluation timed its job's baselines (the first candidate of a job on a worker).
+    baseline_lock_window: list[float] = Field(default_factory=list)
     phases_s: dict[str, float] = Field(default_factory=dict)      # the worker's phases, in order
     candidate_phases_s: dict[str, float] = Field(default_factory=dict)  # as the candidate process saw them
     plan: EvaluationPlanSummary | None = None

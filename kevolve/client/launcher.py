@@ -240,7 +240,7 @@ def exposure_error(host: str, environ: Mapping[str, str], insecure_open: bool) -
 
 def start_system(run_dir: Path, platforms: tuple[str, ...] = ("cpu",), grpc_port: int = 0,
                  timeout_s: float = 60.0, extra_env: dict[str, str] | None = None,
-                 grpc_host: str = DEFAULT_HOST) -> LocalSystem:
+                 grpc_host: str = DEFAULT_HOST, gpu_workers: int = 1) -> LocalSystem:
     run_dir = run_dir.resolve()
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     nats = start_nats(run_dir / "nats", log_file=run_dir / "logs" / "nats.log")
@@ -268,10 +268,14 @@ def start_system(run_dir: Path, platforms: tuple[str, ...] = ("cpu",), grpc_port
     scratch = run_dir / "scratch"
     add("generator", "generator", {"KEVOLVE_GENERATOR_SCRATCH_DIR": str(scratch / "generator")})
     # Every platform gets its pool; a GPU platform is screened on the cpu pool first.
+    # A GPU pool may run several workers on this host's GPU (each its own scratch and warm
+    # workers); the GPU lock, shared through the host's lock directory, times one at a time.
     pools = list(dict.fromkeys(["cpu", *platforms]))
     for platform in pools:
-        add(f"evaluator-{platform}", "evaluator", {"KEVOLVE_EVALUATOR_PLATFORM": platform,
-                                                   "KEVOLVE_EVALUATOR_SCRATCH_DIR": str(scratch / f"evaluator-{platform}")})
+        for i in range(1 if platform == "cpu" else gpu_workers):
+            name = f"evaluator-{platform}" + (f"-{i + 1}" if i else "")
+            add(name, "evaluator", {"KEVOLVE_EVALUATOR_PLATFORM": platform,
+                                    "KEVOLVE_EVALUATOR_SCRATCH_DIR": str(scratch / name)})
         add(f"profiler-{platform}", "profiler", {"KEVOLVE_PROFILER_PLATFORM": platform,
                                                  "KEVOLVE_PROFILER_SCRATCH_DIR": str(scratch / f"profiler-{platform}")})
     for svc in system.services:

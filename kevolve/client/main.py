@@ -46,6 +46,9 @@ def up(run_dir: RunDir = DEFAULT_RUN_DIR,
                                          envvar="KEVOLVE_CONTROLLER_GRPC_HOST")] = DEFAULT_HOST,
        insecure_open: Annotated[bool, typer.Option("--insecure-open",
                                                    help="serve an API without tokens beyond loopback")] = False,
+       workers: Annotated[int, typer.Option(min=1, max=16, help="evaluator workers per pool other than cpu "
+                                                                "(they share the GPU; its timing lock times one "
+                                                                "candidate at a time)")] = 1,
        ) -> None:
     """Start the whole system on this machine (embedded NATS, SQLite, local object store) and stay up."""
     refused = exposure_error(host, os.environ, insecure_open)
@@ -55,7 +58,7 @@ def up(run_dir: RunDir = DEFAULT_RUN_DIR,
     if find_running(run_dir):
         raise fail(RuntimeError(f"kevolve is already running under {run_dir}"))
     try:
-        system = start_system(run_dir, tuple(platform), grpc_port=port, grpc_host=host)
+        system = start_system(run_dir, tuple(platform), grpc_port=port, grpc_host=host, gpu_workers=workers)
     except (RuntimeError, TimeoutError, OSError) as exc:   # start_system stopped what it started
         raise fail(exc) from exc
 

@@ -3,12 +3,18 @@
 `kevolve throughput SPEC --platform P --budget N` submits one job against a running system,
 follows it to its end, then reads every candidate's evaluation report and writes a report:
 
-- candidates judged per minute over the job's life (first candidate to the last verdict);
+- candidates judged per minute over the job's life (first candidate to the last verdict), and
+  evaluations per minute: a would-be best is evaluated twice (its confirmation run), and both
+  runs count as work done;
 - wall time per evaluation (median, p95), as the evaluator measured it, and the median of
-  each phase (worker: static check, reference, staging, candidate run, comparisons; the
-  candidate process: import, build, trials, timing preparation, timing, re-check);
-- on GPU pools, the GPU's busy share: the seconds candidates held the GPU lock to be timed,
-  over the job's wall time.
+  each phase (worker: static check, reference, job baselines, staging, candidate run,
+  comparisons; the candidate process: import, build, trials, timing preparation, timing,
+  re-check);
+- on GPU pools, the GPU's busy share: the seconds evaluations held the GPU lock (to time
+  candidates, and a job's baselines), over the job's wall time;
+- timing agreement: a confirmed node was timed twice, by its full-stage run (against its
+  job's baselines, sampled once) and by its confirmation (all three interleaved); how far the
+  two runs' figures lie apart, beside the timer's own spread within a run (its cv).
 
 Reports go to ``--out`` (default: the run dir's ``throughput/``), as JSON and markdown.
 """
@@ -33,9 +39,9 @@ class ThroughputReport:
     job_id: str
     state: str
     candidates: int
-    evaluated: int
+    evaluated: int                                 # evaluations on the pool (confirmation runs included)
     wall_s: float                                  # first candidate to last verdict
-    per_minute: float                              # evaluations finished per minute of that wall time
+    per_minute: float                              # candidates judged (final verdicts) per minute of that wall time
     eval_s_median: float
     eval_s_p95: float
     gpu_busy: float | None                         # share of wall time the GPU lock was held (GPU pools)
@@ -43,19 +49,33 @@ class ThroughputReport:
     candidate_phases_median_s: dict[str, float] = field(default_factory=dict)
     environment: dict[str, str] = field(default_factory=dict)
     measured_at: str = ""
+    # Per figure (candidate_ms, compile_ms, their loop times, fitness): median and largest
+    # |full-stage run / confirmation - 1| over the confirmed nodes' cases; "cv": the timer's
+    # median spread within a run (candidate, compile), for scale.
+    agreement: dict[str, dict[str, float]] = field(default_factory=dict)
+    judged: int = 0                                # candidates with a final verdict from the pool
+    confirmations: int = 0                         # of ``evaluated``: would-be bests timed again
+    evaluations_per_minute: float = 0.0
 
     def markdown(self) -> str:
         lines = [f"# Evaluation throughput: {self.spec} on {self.platform}", "",
                  f"Job {self.job_id} ({self.state}), measured {self.measured_at}. "
                  f"Environment: {', '.join(f'{k} {v}' for k, v in sorted(self.environment.items())) or '-'}.", "",
                  "| figure | value |", "|---|---:|",
-                 f"| candidates generated / evaluated | {self.candidates} / {self.evaluated} |",
+                 f"| candidates generated / judged | {self.candidates} / {self.judged} |",
+                 f"| evaluations (confirmation runs of would-be bests) | {self.evaluated} ({self.confirmations}) |",
                  f"| search wall time (first candidate to last verdict) | {self.wall_s:.1f} s |",
                  f"| candidates judged per minute | {self.per_minute:.2f} |",
+                 f"| evaluations per minute | {self.evaluations_per_minute:.2f} |",
                  f"| wall time per evaluation, median | {self.eval_s_median:.2f} s |",
                  f"| wall time per evaluation, p95 | {self.eval_s_p95:.2f} s |"]
         if self.gpu_busy is not None:
-            lines.append(f"| GPU busy (timing candidates) | {self.gpu_busy:.1%} |")
+            lines.append(f"| GPU busy (timing candidates and baselines) | {self.gpu_busy:.1%} |")
+        if self.agreement:
+            lines += ["", "## Timing agreement: full-stage run against its confirmation", "",
+                      "| figure | pairs | median difference | largest difference |", "|---|---:|---:|---:|"]
+            lines += [f"| {name} | {int(row['pairs'])} | {row['median']:.1%} | {row['max']:.1%} |"
+                      for name, row in self.agreement.items()]
         for title, phases in (("Worker phases (median seconds)", self.phases_median_s),
                               ("Candidate process phases (median seconds)", self.candidate_phases_median_s)):
             if phases:
@@ -78,22 +98,64 @@ def _median_phases(reports: list[dict[str, float]]) -> dict[str, float]:
     return {n: statistics.median(p[n] for p in reports if n in p) for n in names}
 
 
+def _agreement(reports: list[EvaluationReport]) -> dict[str, dict[str, float]]:
+    """How far a confirmed node's two runs lie apart, figure by figure (see ThroughputReport)."""
+    by_node: dict[str, dict[str, EvaluationReport]] = {}
+    for r in reports:
+        by_node.setdefault(r.result.node_id, {})[r.result.stage] = r
+    diffs: dict[str, list[float]] = {}
+    spread: dict[str, list[float]] = {"cv (candidate, within a run)": [], "cv (compile, within a run)": []}
+    for runs in by_node.values():
+        if "full" not in runs or "confirm" not in runs:
+            continue
+        first, second = runs["full"], runs["confirm"]
+        for i, (a, b) in enumerate(zip(first.result.cases, second.result.cases, strict=False)):
+            for name in ("candidate_ms", "compile_ms", "candidate_loop_ms", "compile_loop_ms", "gpu_fitness",
+                         "loop_fitness"):
+                x, y = getattr(a, name), getattr(b, name)
+                if x > 0 and y > 0:
+                    diffs.setdefault(name, []).append(abs(x / y - 1))
+            for run in (first, second):
+                timing = run.case_timing(i)
+                spread["cv (candidate, within a run)"].append(timing.cv)
+                if "compile_cv" in timing.extra:
+                    spread["cv (compile, within a run)"].append(timing.extra["compile_cv"])
+    rows = {name: {"pairs": float(len(v)), "median": statistics.median(v), "max": max(v)}
+            for name, v in diffs.items()}
+    if rows:
+        rows.update({name: {"pairs": float(len(v)), "median": statistics.median(v), "max": max(v)}
+                     for name, v in spread.items() if v})
+    return rows
+
+
+def _held(window: list[float]) -> float:
+    return window[-1] - window[0] if len(window) >= 2 else 0.0
+
+
 def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate_at: float) -> ThroughputReport:
-    """The figures of one finished job from its evaluation reports."""
+    """The figures of one finished job from its evaluation reports (every run on the pool:
+    a node's final one, and the full-stage run a confirmation replaced)."""
     full = [r for r in reports if r.result.stage != "screen"] or reports
-    ends = [r.gpu_lock_window[-1] for r in full if len(r.gpu_lock_window) >= 2]
+    ends = [w[-1] for r in full for w in (r.gpu_lock_window, r.baseline_lock_window) if len(w) >= 2]
     last = max([job.updated_at, *ends])
     wall = max(1e-9, last - first_candidate_at)
     durations = [r.result.duration_s for r in full]
-    gpu = [r.gpu_lock_window[-1] - r.gpu_lock_window[0] for r in full if len(r.gpu_lock_window) >= 2]
+    gpu = [_held(r.gpu_lock_window) + _held(r.baseline_lock_window) for r in full
+           if r.gpu_lock_window or r.baseline_lock_window]
     environment = next((dict(r.result.environment) for r in full if r.result.environment), {})
+    confirmations = sum(r.result.stage == "confirm" for r in full)
+    # A node's final verdict comes from its last run: a confirmed node's full-stage run is work
+    # done, not another candidate judged.
+    judged = len(full) - confirmations
     return ThroughputReport(
         spec=job.spec.name, platform=job.platform, job_id=job.job_id, state=job_pb2.JobState.Name(job.state),
-        candidates=job.candidates, evaluated=len(full), wall_s=wall, per_minute=60 * len(full) / wall,
+        candidates=job.candidates, evaluated=len(full), judged=judged, confirmations=confirmations,
+        wall_s=wall, per_minute=60 * judged / wall, evaluations_per_minute=60 * len(full) / wall,
         eval_s_median=statistics.median(durations) if durations else 0.0, eval_s_p95=_quantile(durations, 0.95),
         gpu_busy=(sum(gpu) / wall) if gpu else None,
         phases_median_s=_median_phases([r.phases_s for r in full]),
         candidate_phases_median_s=_median_phases([r.candidate_phases_s for r in full if r.candidate_phases_s]),
+        agreement=_agreement(full),
         environment={k: v for k, v in environment.items() if k in ("gpu", "torch", "triton", "device", "cpu")},
         measured_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
 
@@ -110,8 +172,9 @@ def measure(client: JobClient, spec: Path, platform: str, budget: int, paralleli
         time.sleep(2)
         job = client.get(job.job_id)
     nodes = client.candidates(job.job_id)
-    reports = [EvaluationReport.read(client.artifact(job.job_id, n.eval_report_key))
-               for n in nodes if n.eval_report_key and n.verdict != common_pb2.NO_CODE]
+    reports = [EvaluationReport.read(client.artifact(job.job_id, key))
+               for n in nodes if n.eval_report_key and n.verdict != common_pb2.NO_CODE
+               for key in (n.eval_report_key, n.full_report_key) if key]
     first = min((n.created_at for n in nodes), default=job.created_at)
     return summarize(job, reports, first)
 

@@ -153,7 +153,7 @@ class Job(_message.Message):
     def __init__(self, job_id: _Optional[str] = ..., tenant: _Optional[str] = ..., spec: _Optional[_Union[KernelSpec, _Mapping]] = ..., platform: _Optional[str] = ..., config: _Optional[_Union[JobConfig, _Mapping]] = ..., state: _Optional[_Union[JobState, str]] = ..., end_reason: _Optional[str] = ..., best_node_id: _Optional[str] = ..., best_fitness: _Optional[float] = ..., candidates: _Optional[int] = ..., evaluated: _Optional[int] = ..., passed: _Optional[int] = ..., created_at: _Optional[float] = ..., updated_at: _Optional[float] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., fitness_is_speed: _Optional[bool] = ..., fitness_unit: _Optional[str] = ...) -> None: ...
 
 class Candidate(_message.Message):
-    __slots__ = ("node_id", "job_id", "parent_id", "generation", "status", "verdict", "fitness", "is_buggy", "code_key", "eval_report_key", "screen_report_key", "profile_report_key", "prompt_key", "reason", "decided_by", "context_mode", "policy", "tunables", "usage", "retrieved_docs", "created_at", "backend", "suspicious", "approved", "candidate_ms", "baseline_ms", "profile_summary", "case_fitness", "diagnosis", "reply_key")
+    __slots__ = ("node_id", "job_id", "parent_id", "generation", "status", "verdict", "fitness", "is_buggy", "code_key", "eval_report_key", "screen_report_key", "profile_report_key", "prompt_key", "reason", "decided_by", "context_mode", "policy", "tunables", "usage", "retrieved_docs", "created_at", "backend", "suspicious", "approved", "candidate_ms", "baseline_ms", "profile_summary", "case_fitness", "diagnosis", "reply_key", "full_report_key")
     class TunablesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -198,6 +198,7 @@ class Candidate(_message.Message):
     CASE_FITNESS_FIELD_NUMBER: _ClassVar[int]
     DIAGNOSIS_FIELD_NUMBER: _ClassVar[int]
     REPLY_KEY_FIELD_NUMBER: _ClassVar[int]
+    FULL_REPORT_KEY_FIELD_NUMBER: _ClassVar[int]
     node_id: str
     job_id: str
     parent_id: str
@@ -228,7 +229,8 @@ class Candidate(_message.Message):
     case_fitness: _containers.ScalarMap[str, float]
     diagnosis: str
     reply_key: str
-    def __init__(self, node_id: _Optional[str] = ..., job_id: _Optional[str] = ..., parent_id: _Optional[str] = ..., generation: _Optional[int] = ..., status: _Optional[_Union[NodeStatus, str]] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., fitness: _Optional[float] = ..., is_buggy: _Optional[bool] = ..., code_key: _Optional[str] = ..., eval_report_key: _Optional[str] = ..., screen_report_key: _Optional[str] = ..., profile_report_key: _Optional[str] = ..., prompt_key: _Optional[str] = ..., reason: _Optional[str] = ..., decided_by: _Optional[str] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., policy: _Optional[_Union[SelectionPolicy, str]] = ..., tunables: _Optional[_Mapping[str, str]] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., retrieved_docs: _Optional[_Iterable[str]] = ..., created_at: _Optional[float] = ..., backend: _Optional[str] = ..., suspicious: _Optional[bool] = ..., approved: _Optional[bool] = ..., candidate_ms: _Optional[float] = ..., baseline_ms: _Optional[float] = ..., profile_summary: _Optional[str] = ..., case_fitness: _Optional[_Mapping[str, float]] = ..., diagnosis: _Optional[str] = ..., reply_key: _Optional[str] = ...) -> None: ...
+    full_report_key: str
+    def __init__(self, node_id: _Optional[str] = ..., job_id: _Optional[str] = ..., parent_id: _Optional[str] = ..., generation: _Optional[int] = ..., status: _Optional[_Union[NodeStatus, str]] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., fitness: _Optional[float] = ..., is_buggy: _Optional[bool] = ..., code_key: _Optional[str] = ..., eval_report_key: _Optional[str] = ..., screen_report_key: _Optional[str] = ..., profile_report_key: _Optional[str] = ..., prompt_key: _Optional[str] = ..., reason: _Optional[str] = ..., decided_by: _Optional[str] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., policy: _Optional[_Union[SelectionPolicy, str]] = ..., tunables: _Optional[_Mapping[str, str]] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., retrieved_docs: _Optional[_Iterable[str]] = ..., created_at: _Optional[float] = ..., backend: _Optional[str] = ..., suspicious: _Optional[bool] = ..., approved: _Optional[bool] = ..., candidate_ms: _Optional[float] = ..., baseline_ms: _Optional[float] = ..., profile_summary: _Optional[str] = ..., case_fitness: _Optional[_Mapping[str, float]] = ..., diagnosis: _Optional[str] = ..., reply_key: _Optional[str] = ..., full_report_key: _Optional[str] = ...) -> None: ...
 
 class JobEvent(_message.Message):
     __slots__ = ("job_id", "at", "kind", "message", "job", "candidate")

@@ -66,6 +66,17 @@ class EvaluatorSettings(BaseSettings):
     # with the pool's other workers, up to this size; larger ones each worker computes itself.
     reference_share_mb: int = Field(512, ge=0, le=1_000_000,
                                     description="largest reference run shared through the object store (0 = none)")
+    job_baselines_max_age_s: float = Field(
+        600.0, ge=0, le=86_400,
+        description="a measuring pool times a job's eager and torch.compile baselines once (in a process "
+        "without candidate code) and full-stage candidates alone against them, timing them again after "
+        "this many seconds; confirmation runs always time all three interleaved; 0 = every candidate "
+        "times its baselines beside it",
+    )
+    compare_on_gpu: bool = Field(
+        True, description="a GPU pool's worker compares candidate outputs with the reference on its GPU "
+        "(same operations, same numbers, a fraction of the host's time); false: on the host",
+    )
     worker_name: str = Field("", description="name written into results; default host:pid")
 
     @field_validator("platform")

@@ -32,7 +32,7 @@ from kevolve.objstore import ObjectNotFound, ObjectStore
 from kevolve.reports import Mismatch
 from kevolve.specfile import SpecError, check_outline
 
-from . import static_check
+from . import job_baselines, static_check
 from .compare import Mismatch as Disagreement
 from .compare import compare
 from .config import EvaluatorSettings
@@ -73,6 +73,9 @@ class Harness:
         (self.root / "cache").mkdir(parents=True, exist_ok=True)
         self._pools: dict[str, WarmPool] = {}
         self._pools_lock = threading.Lock()
+        self.baselines = job_baselines.JobBaselines(
+            self._runs, lambda *args: self._child(*args), settings.gpu_lock_dir, settings.reference_timeout_s,
+            settings.job_baselines_max_age_s)
 
     def close(self) -> None:
         """Stop the warm pools (their zygote processes)."""
@@ -144,7 +147,7 @@ class Harness:
     def _child(
         self, job: EvalJob, mode: str, work: Path, timeout_s: float, grace: sandbox.Grace | None = None
     ) -> sandbox.SandboxResult:
-        if mode == "candidate" and self.settings.warm_pool:
+        if mode in ("candidate", "baselines") and self.settings.warm_pool:
             try:
                 return self._pool(job).run(mode, work, self._limits(job, timeout_s), grace)
             except (ZygoteDied, OSError) as exc:  # a broken pool costs speed, not the evaluation
@@ -288,8 +291,33 @@ class Harness:
         state.ref_meta = ref.cases
         notes = [n for c in ref.cases.values() for n in c.notes]
         state.check("reference", True, "; ".join(notes) or "reference outputs computed")
-        self._run_candidate(job, plan, ref_dir, ref, state)
+        baselines = self._job_baselines(job, plan, ref_dir, ref, state)
+        run_plan = plan if baselines is None else plan.model_copy(update={"time_baselines": False})
+        self._run_candidate(job, run_plan, ref_dir, ref, state, baselines)
         return plan
+
+    def _job_baselines(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult,
+                       state: RunState) -> job_baselines.Baselines | None:
+        """The job's baselines when this candidate may be timed alone against them (None: it
+        times eager and torch.compile beside itself, interleaved)."""
+        if self.baselines.max_age_s <= 0 or not job_baselines.eligible(job):
+            return None
+        baselines, timed_here = self.baselines.get(job, plan, ref_dir, ref)
+        state.phase("job_baselines")
+        if timed_here and len(baselines.lock_window) >= 2:
+            state.baseline_lock_window = list(baselines.lock_window)
+            GPU_SECONDS.labels(job.platform.name).inc(max(0.0, baselines.lock_window[-1] - baselines.lock_window[0]))
+        if not baselines.ok:
+            state.check("baselines", True, "the job's baselines could not be timed on their own "
+                        f"({baselines.error[:300]}); timed beside the candidate instead")
+            return None
+        return baselines
+
+    def _compare_device(self, job: EvalJob) -> str:
+        """Where outputs are compared: a GPU pool's worker uses its GPU (see compare.py)."""
+        if job.platform.runner == "cuda" and self.settings.compare_on_gpu and torch.cuda.is_available():
+            return "cuda"
+        return "cpu"
 
     def _prepare_run(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult) -> Path:
         work = self._runs(job) / uuid.uuid4().hex
@@ -311,13 +339,16 @@ class Harness:
     def _compare_set(self, plan: EvalPlan, ref_dir: Path, work: Path, kind: Literal["trials", "recheck"],
                      job: EvalJob, state: RunState) -> None:
         atol, rtol = job.atol, job.rtol
+        device = self._compare_device(job)
         for case in plan.cases:
             agg = {"max_abs_error": 0.0, "max_rel_error": 0.0}
             for i in range(len(case.draws(kind))):
                 out_file = work / "out" / str(case.index) / f"{kind}{i}.pt"
-                expected = torch.load(ref_dir / "ref" / str(case.index) / f"expected_{kind}{i}.pt", weights_only=True)
+                # Mapped, not read: the comparison streams them to where it runs.
+                expected = torch.load(ref_dir / "ref" / str(case.index) / f"expected_{kind}{i}.pt",
+                                      weights_only=True, mmap=True)
                 try:
-                    got = torch.load(out_file, weights_only=True)
+                    got = torch.load(out_file, weights_only=True, mmap=True)
                     if not isinstance(got, list) or not all(type(t) is torch.Tensor for t in got):
                         raise ValueError("outputs file does not hold plain tensors")
                 except Exception as exc:  # noqa: BLE001 - a tampered or missing file is a failure
@@ -327,7 +358,10 @@ class Harness:
                         f"case {case.name} {kind} {i}: the candidate's outputs could not be read ({exc})",
                     )
                     return
-                res = compare(expected, got, atol, rtol)
+                try:
+                    res = compare(expected, got, atol, rtol, device)
+                except torch.cuda.OutOfMemoryError:  # the GPU is full of candidates: the host compares
+                    res = compare(expected, got, atol, rtol)
                 if isinstance(res, Disagreement):
                     check = "recheck_after_timing" if kind == "recheck" else res.check
                     state.mismatch = Mismatch.model_validate(
@@ -348,7 +382,7 @@ class Harness:
         state.check(kind, True, f"{sum(len(c.draws(kind)) for c in plan.cases)} {kind} matched the reference")
 
     def _run_candidate(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult,
-                       state: RunState) -> None:
+                       state: RunState, baselines: job_baselines.Baselines | None = None) -> None:
         work = self._prepare_run(job, plan, ref_dir, ref)
         state.phase("stage_inputs")
         timeout = job.timeout_s or self.settings.timeout_s
@@ -396,7 +430,7 @@ class Harness:
             else:
                 state.phase("candidate_recheck" if timed else "candidate_timing")
             state.sandbox_mode, state.killed_for, state.log = run.mode, run.killed_for, run.log_tail
-            self._classify_run(run, work, phase1_seen, plan, ref_dir, job, state)
+            self._classify_run(run, work, phase1_seen, plan, ref_dir, job, state, baselines)
         finally:
             _give_back(gpu_lock, state)
             if len(state.gpu_lock_window) >= 2:
@@ -413,6 +447,7 @@ class Harness:
         ref_dir: Path,
         job: EvalJob,
         state: RunState,
+        baselines: job_baselines.Baselines | None = None,
     ) -> None:
         result = CandidateResult.read(work / result_file("candidate"))
         state.kernels = list(result.kernels) if result is not None else []
@@ -451,3 +486,9 @@ class Harness:
         state.child_phases = dict(result.phases_s)
         state.timings = dict(result.timings)
         state.environment = dict(result.environment)
+        if baselines is not None:
+            state.timings = {index: job_baselines.merge(timing, baselines.timings[index])
+                             if index in baselines.timings else timing for index, timing in result.timings.items()}
+            state.check("baselines", True, "eager and torch.compile GPU times sampled once for this job "
+                        f"({time.time() - baselines.timed_at:.0f} s before), by a process without candidate "
+                        "code; the candidate sampled alone by the same method; the call loop interleaved all three")

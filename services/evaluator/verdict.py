@@ -65,6 +65,8 @@ class RunState:
     phases: dict[str, float] = field(default_factory=dict)
     # When this evaluation held the GPU lock (epoch seconds, [taken, given back]), if it did.
     gpu_lock_window: list[float] = field(default_factory=list)
+    # When this evaluation's run of its job's baselines held the GPU lock, if it ran them.
+    baseline_lock_window: list[float] = field(default_factory=list)
     child_phases: dict[str, float] = field(default_factory=dict)  # as the candidate process saw them
     _mark: float = field(default_factory=time.perf_counter)
 
@@ -236,6 +238,7 @@ def build_outcome(job: EvalJob, plan: EvalPlan | None, state: RunState, duration
         timing=state.timings,
         gpu_wait_s=state.phases.get("gpu_wait", 0.0),
         gpu_lock_window=state.gpu_lock_window,
+        baseline_lock_window=state.baseline_lock_window,
         phases_s=state.phases,
         candidate_phases_s=state.child_phases,
         plan=EvaluationPlanSummary(cases=[

@@ -23,10 +23,48 @@ def test_candidates_per_minute_time_per_evaluation_phases_and_gpu_share() -> Non
     reports = [_report(1000 + 10 * i, seconds, (4.0, 6.0)) for i, seconds in enumerate([4.0, 5.0, 6.0, 20.0])]
     reports.append(_report(1000, 1.0, None, stage="screen"))    # screening runs are not the GPU pool's
     summary = summarize(job, reports, first_candidate_at=1000.0)
-    assert summary.evaluated == 4 and summary.wall_s == 60.0 and summary.per_minute == 4.0
+    assert summary.evaluated == summary.judged == 4 and summary.wall_s == 60.0 and summary.per_minute == 4.0
     assert summary.eval_s_median == 5.5 and summary.eval_s_p95 == 20.0
     assert summary.gpu_busy == 8.0 / 60.0
     assert summary.phases_median_s == {"reference": 0.5, "candidate_correctness": 4.5, "compare_recheck": 0.5}
     assert summary.candidate_phases_median_s["import"] == 2.0 and summary.environment == {"gpu": "H100"}
     text = summary.markdown()
-    assert "| candidates judged per minute | 4.00 |" in text and "| GPU busy (timing candidates) | 13.3% |" in text
+    assert "| candidates judged per minute | 4.00 |" in text and "| GPU busy (timing candidates and baselines) | 13.3% |" in text
+
+
+def test_confirmation_runs_and_a_jobs_baselines_count_as_work_on_the_gpu() -> None:
+    # Node a was a would-be best: its full-stage run and its confirmation are two evaluations
+    # of one candidate; the first run of the job also timed the job's baselines.
+    job = job_pb2.Job(job_id="j", platform="cuda", candidates=2, state=job_pb2.SUCCEEDED, updated_at=1060.0,
+                      spec=job_pb2.KernelSpec(name="softmax"))
+    first = _report(1000, 8.0, (5.0, 6.0))
+    first.baseline_lock_window = [1002.0, 1004.0]
+    confirm = _report(1020, 6.0, (4.0, 5.0), stage="confirm")
+    other = _report(1030, 6.0, (4.0, 5.0))
+    summary = summarize(job, [first, confirm, other], first_candidate_at=1000.0)
+    assert (summary.judged, summary.evaluated, summary.confirmations) == (2, 3, 1)
+    assert summary.per_minute == 2.0 and summary.evaluations_per_minute == 3.0
+    assert summary.gpu_busy == (1.0 + 2.0 + 1.0 + 1.0) / 60.0
+    assert "| evaluations (confirmation runs of would-be bests) | 3 (1) |" in summary.markdown()
+
+
+def test_a_confirmed_nodes_two_runs_are_compared_figure_by_figure() -> None:
+    from kevolve.reports import CaseTiming
+
+    def timed(stage: str, candidate_ms: float, compile_ms: float) -> EvaluationReport:
+        report = _report(1000, 5.0, (1.0, 2.0), stage=stage)
+        report.result.node_id = "n1"
+        report.result.cases.add(name="default", candidate_ms=candidate_ms, compile_ms=compile_ms,
+                                gpu_fitness=compile_ms / candidate_ms)
+        report.timing = {"0": CaseTiming(candidate_ms=candidate_ms, compile_ms=compile_ms, cv=0.01,
+                                         extra={"compile_cv": 0.02})}
+        return report
+
+    job = job_pb2.Job(job_id="j", platform="cuda", candidates=1, state=job_pb2.SUCCEEDED, updated_at=1060.0,
+                      spec=job_pb2.KernelSpec(name="softmax"))
+    summary = summarize(job, [timed("full", 0.105, 0.2), timed("confirm", 0.1, 0.2)], first_candidate_at=1000.0)
+    assert summary.agreement["candidate_ms"]["pairs"] == 1
+    assert abs(summary.agreement["candidate_ms"]["median"] - 0.05) < 1e-9
+    assert summary.agreement["compile_ms"]["max"] == 0.0
+    assert summary.agreement["cv (compile, within a run)"]["median"] == 0.02
+    assert "| candidate_ms | 1 | 5.0% | 5.0% |" in summary.markdown()

@@ -169,6 +169,7 @@ def apply_result(s: Session, job: JobRow, node: NodeRow, msg: evaluation_pb2.Eva
         return False
     if _confirmation(job, node, msg, stage, confirm):
         node.fitness = msg.fitness   # held until the confirmation comes back
+        node.full_report_key = msg.report_key   # the confirmation's report takes eval_report_key
         node.status = job_pb2.EVALUATING
         node.attempt = attempt_token(node.id, CONFIRM, 1)
         node.reason = f"passed; {msg.fitness:.3g}x would be a new best: timing it again to confirm"

@@ -84,6 +84,7 @@ def node_to_proto(row: NodeRow) -> job_pb2.Candidate:
         case_fitness=row.case_fitness or {},
         diagnosis=row.diagnosis or "",
         reply_key=row.reply_key or "",
+        full_report_key=row.full_report_key or "",
     )
 
 
@@ -124,6 +125,6 @@ def artifact_keys(job: JobRow, nodes: list[NodeRow]) -> set[str]:
     keys = {job.spec_source_key}
     for n in nodes:
         keys.update((n.code_key, n.eval_report_key, n.screen_report_key, n.profile_report_key, n.prompt_key,
-                     n.reply_key))
+                     n.reply_key, n.full_report_key))
     keys.discard("")
     return keys

@@ -88,6 +88,8 @@ class NodeRow(Base):
     prompt_key: Mapped[str] = mapped_column(String(256), default="")
     diagnosis: Mapped[str] = mapped_column(Text, default="")   # what its expansion was asked to fix
     reply_key: Mapped[str] = mapped_column(String(256), default="")   # the LLM's raw reply
+    # The full-stage report a confirmation run replaced as eval_report_key (its work still counts).
+    full_report_key: Mapped[str] = mapped_column(String(256), default="")
     retrieved_docs: Mapped[list[str]] = mapped_column(default=list)
     tunables: Mapped[dict[str, str]] = mapped_column(default=dict)
     context_mode: Mapped[int] = mapped_column(Integer, default=0)

@@ -30,7 +30,7 @@ from kevolve.reports import CaseTiming, KernelLaunches
 from kevolve.specfile import load_module, outline
 
 from ..protocol import (CANDIDATE_FILE, GO, PHASE1_MARKER, REF_META_FILE, SPEC_FILE, STOP, TIMED_MARKER, TRIALS_MARKER,
-                        CandidateResult, EvalPlan, OutputShape, PlanCase, ReferenceCase, ReferenceResult,
+                        BaselineResult, CandidateResult, EvalPlan, OutputShape, PlanCase, ReferenceCase, ReferenceResult,
                         result_file)
 from . import inputs
 from .platforms.base import TimerInfraError, TimingContext
@@ -117,6 +117,27 @@ def run_reference(plan: EvalPlan, work: Path) -> ReferenceResult:
             "notes": notes, "declared_bytes": _declared(spec, "bytes_moved"),
             "declared_flops": _declared(spec, "flops")})
     return ReferenceResult(cases=cases)
+
+
+# -- timing contexts ------------------------------------------------------------------------
+def _timing_inputs(spec: Any, case: PlanCase, device: str) -> Callable[[int], list[Any]]:
+    def make_inputs(i: int) -> list[Any]:
+        # Timing inputs are compared with nothing: drawn on the device, which is fast.
+        return inputs.make_inputs(spec, case.timing_seed + i, inputs.VARIANTS[i % 5], device, on_device=True)
+
+    return make_inputs
+
+
+def _reference_model(spec: Any, case: PlanCase, work: Path, device: str) -> Callable[[], torch.nn.Module]:
+    """The spec's Model with the reference run's weights: what the baselines run."""
+
+    def make_reference() -> torch.nn.Module:
+        torch.manual_seed(case.state_seed)
+        ref = spec.Model(*spec.get_init_inputs())
+        ref.load_state_dict(torch.load(work / "in" / str(case.index) / "state.pt", weights_only=True))
+        return ref.to(device).eval()
+
+    return make_reference
 
 
 # -- candidate ------------------------------------------------------------------------------
@@ -337,30 +358,21 @@ class CandidateRun:
             with torch.no_grad():
                 return model(*values)
 
-        def make_inputs(i: int) -> list[Any]:
-            # Timing inputs are compared with nothing: drawn on the device, which is fast.
-            return inputs.make_inputs(spec, case.timing_seed + i, inputs.VARIANTS[i % 5], self.device,
-                                      on_device=True)
-
-        def make_reference() -> torch.nn.Module:
-            torch.manual_seed(case.state_seed)
-            ref = spec.Model(*spec.get_init_inputs())
-            ref.load_state_dict(torch.load(self.work / "in" / str(case.index) / "state.pt", weights_only=True))
-            return ref.to(self.device).eval()
-
-        ctx = TimingContext(
+        return TimingContext(
             case=case.name,
             sizes=case.sizes,
             device=self.device,
             forward=forward,
             run_candidate=run_candidate,
             machine_model=self.machine_model,
-            make_inputs=make_inputs,
-            make_reference=make_reference,
+            make_inputs=_timing_inputs(spec, case, self.device),
+            make_reference=_reference_model(spec, case, self.work, self.device),
             bytes_moved=float(ref_meta[str(case.index)].bytes_moved if str(case.index) in ref_meta else 0),
             launches=launches,
+            # Its job's run sampled the baselines: the candidate samples itself alone (the call
+            # loop still interleaves all three, under this moment's host load).
+            sampled=None if self.plan.time_baselines else ("candidate",),
         )
-        return ctx
 
     def timing(self) -> dict[str, CaseTiming]:
         timings: dict[str, CaseTiming] = {}
@@ -421,6 +433,47 @@ def run_candidate(plan: EvalPlan, work: Path) -> CandidateResult:
                            environment=run.platform.environment(), phases_s=phases)
 
 
+# -- a job's baselines ----------------------------------------------------------------------
+def run_baselines(plan: EvalPlan, work: Path) -> BaselineResult:
+    """Eager PyTorch and torch.compile timed for every case, once for a job, by a process that
+    loads the spec and nothing else: the candidates of the job are then timed alone, and no
+    candidate's code runs beside the numbers it is compared with. Same timer, same method and
+    the same GPU lock handshake as a candidate (prepare, ``PHASE1_MARKER``, wait for GO, time)."""
+    from .platforms import create_timing_platform
+
+    started = time.monotonic()
+    platform = create_timing_platform(plan.platform.resolved(plan.machine_model_in(work)))
+    ref_meta = ReferenceResult.model_validate_json((work / REF_META_FILE).read_text()).cases
+    source = (work / SPEC_FILE).read_text()
+    contexts: dict[str, TimingContext] = {}
+
+    def no_candidate(values: Any) -> Any:
+        raise RuntimeError("a baselines run has no candidate")
+
+    for case in plan.cases:
+        spec = load_module(source, f"kv_spec_{case.index}", case.sizes, str(work / SPEC_FILE))
+        ctx = TimingContext(
+            case=case.name, sizes=case.sizes, device=plan.device, forward=no_candidate, run_candidate=no_candidate,
+            make_inputs=_timing_inputs(spec, case, plan.device),
+            make_reference=_reference_model(spec, case, work, plan.device),
+            bytes_moved=float(ref_meta[str(case.index)].bytes_moved if str(case.index) in ref_meta else 0),
+            contenders=("eager", "compile"), call_loop=False,
+        )
+        platform.prepare(ctx)
+        contexts[str(case.index)] = ctx
+    if plan.device == "cuda":
+        torch.cuda.empty_cache()
+    phases = {"prepare_timing": round(time.monotonic() - started, 3)}
+    ChildStatus().write(work / PHASE1_MARKER)
+    if not _wait_for_go(work):
+        return BaselineResult(status="stopped")
+    mark = time.monotonic()
+    timings = {index: platform.time_case(ctx) for index, ctx in contexts.items()}
+    phases["timing"] = round(time.monotonic() - mark, 3)
+    ChildStatus().write(work / TIMED_MARKER)
+    return BaselineResult(timings=timings, environment=platform.environment(), phases_s=phases)
+
+
 def float32_precision(tf32: bool) -> None:
     """float32 products in full precision for the reference, the baselines and any torch op a
     candidate calls: PyTorch runs cuDNN convolutions in TF32 by default, whose ~1e-3 error
@@ -436,10 +489,12 @@ def run_mode(mode: str, plan_path: Path) -> None:
     work = plan_path.parent
     plan = EvalPlan.load(plan_path)
     torch.set_num_threads(1)
-    float32_precision(plan.allow_tf32 and mode == "candidate")
+    float32_precision(plan.allow_tf32 and mode in ("candidate", "baselines"))
+    runs: dict[str, Callable[[EvalPlan, Path], ChildStatus]] = {
+        "reference": run_reference, "candidate": run_candidate, "baselines": run_baselines}
     result: ChildStatus
     try:
-        result = run_reference(plan, work) if mode == "reference" else run_candidate(plan, work)
+        result = runs[mode](plan, work)
     except BaseException as exc:  # noqa: BLE001 - report, do not die silently
         result = ChildStatus(status="fail", failure=_classify(exc).as_failure())
     result.write(work / result_file(mode))

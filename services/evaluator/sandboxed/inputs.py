@@ -74,8 +74,11 @@ def sorted_rows(t: torch.Tensor) -> bool:
 def _apply(t: torch.Tensor, variant: str, gen: torch.Generator, scalars: torch.Generator) -> torch.Tensor:
     """``gen`` draws on ``t``'s device; ``scalars`` (a CPU generator) draws the affine map."""
     if variant == "affine":
-        scale = float(torch.empty(1).uniform_(0.25, 3.0, generator=scalars))
-        shift = float(torch.empty(1).uniform_(-2.0, 2.0, generator=scalars))
+        # On the CPU by name: under a GPU default device (timing inputs drawn there) a bare
+        # torch.empty(1) is a GPU tensor the CPU generator cannot fill, and the whole draw fell
+        # back to the CPU (1.5 s for a 32M-element fp16 input).
+        scale = float(torch.empty(1, device="cpu").uniform_(0.25, 3.0, generator=scalars))
+        shift = float(torch.empty(1, device="cpu").uniform_(-2.0, 2.0, generator=scalars))
         lo, hi = float(t.min()), float(t.max())  # NaN compares false: the plain variant
         if 0.0 <= lo and hi <= 1.0:
             # x ** p maps [0, 1] onto itself (0 and 1 stay): values pushed toward 0 or 1

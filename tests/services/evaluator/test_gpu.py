@@ -68,6 +68,35 @@ def test_correct_kernel_is_timed_against_both_baselines(gpu_harness: Harness) ->
     assert all(0 <= extra[f"{k}_retake_rate"] <= 3 for k in ("candidate", "eager", "compile"))
 
 
+def test_a_jobs_baselines_are_timed_once_and_a_confirmation_times_them_beside_it(gpu_harness: Harness) -> None:
+    # Full-stage candidates of one job sample their GPU time alone against baselines one run
+    # sampled for the job (no candidate code in that process); the call loop still interleaves
+    # all three in the candidate's process; a confirmation samples all three interleaved.
+    import dataclasses
+
+    job = gpu_job(REPO_ROOT / "examples" / "softmax.py", GOOD / "softmax_example_spec.py")
+    job = dataclasses.replace(job, seed=SEED + 7)   # a job of its own: its baselines are timed here
+    first, second = gpu_harness.evaluate(job), gpu_harness.evaluate(job)
+    confirm = gpu_harness.evaluate(dataclasses.replace(job, stage="confirm"))
+    for out in (first, second, confirm):
+        assert out.result.verdict == common_pb2.PASSED, (out.result.reason, out.report["traceback"][-2000:])
+    checks = [{c["name"]: c["detail"] for c in out.report["checks"]} for out in (first, second, confirm)]
+    assert "sampled once for this job" in checks[0]["baselines"] and "sampled once" in checks[1]["baselines"]
+    assert "baselines" not in checks[2]
+    assert len(first.report["baseline_lock_window"]) == 2 and not second.report["baseline_lock_window"]
+    a, b, c = (out.result.cases[0] for out in (first, second, confirm))
+    assert (a.eager_ms, a.compile_ms) == (b.eager_ms, b.compile_ms)
+    assert all(x.candidate_loop_ms > 0 and x.eager_loop_ms > 0 and x.compile_loop_ms > 0 for x in (a, b, c))
+    assert a.candidate_ms > 0 and a.compile_ms > 0
+    # Timed apart or beside the candidate, the baselines agree within the timer's noise (and the
+    # candidate alone agrees with the candidate timed beside them).
+    assert abs(c.compile_ms - a.compile_ms) / c.compile_ms < 0.05, (a.compile_ms, c.compile_ms)
+    assert abs(c.candidate_ms - a.candidate_ms) / c.candidate_ms < 0.05, (a.candidate_ms, c.candidate_ms)
+    # Less time holding the GPU: one contender instead of three.
+    held = [out.report["gpu_lock_window"][1] - out.report["gpu_lock_window"][0] for out in (second, confirm)]
+    assert held[0] < held[1], held
+
+
 def test_uninitialized_output_fails_on_the_gpu(gpu_harness: Harness) -> None:
     # A1: torch.empty_like on a caching allocator may return the bytes of a freed tensor;
     # the harness poisons freed memory with NaN and keeps the reference in another process.
@@ -141,6 +170,18 @@ def test_timing_inputs_are_drawn_on_the_gpu_and_a_cpu_only_spec_still_gets_them(
 
     (x,) = make_inputs(spec(lambda: [torch.randn(64, 32)]), seed=3, variant="sparse", device="cuda", on_device=True)
     assert x.is_cuda and x.shape == (64, 32) and bool((x == 0).any())
+    # Every variant is drawn on the GPU: none falls back to a CPU draw (the draw's tensor would
+    # then be made on the CPU and moved).
+    made: list[torch.device] = []
+
+    def get_inputs() -> list[torch.Tensor]:
+        made.append(torch.empty(0).device)
+        return [torch.randn(64, 32)]
+
+    for variant in ("raw", "affine", "sparse"):
+        (z,) = make_inputs(spec(get_inputs), seed=3, variant=variant, device="cuda", on_device=True)
+        assert z.is_cuda
+    assert [d.type for d in made] == ["cuda"] * 3, made
     # A spec whose get_inputs needs CPU tensors (numpy) is drawn on the CPU and moved.
     (y,) = make_inputs(spec(lambda: [torch.from_numpy(torch.randn(8, 8).numpy())]), seed=3, variant="raw",
                        device="cuda", on_device=True)
@@ -154,3 +195,22 @@ def test_a_job_that_allows_tf32_says_so_and_names_the_kernels_precision(gpu_harn
     r = out.result
     assert r.verdict in (common_pb2.PASSED, common_pb2.SUSPICIOUS), (r.decided_by, r.reason)
     assert r.tf32_allowed and r.dot_precision == "ieee"
+
+
+def test_outputs_compared_on_the_gpu_give_the_hosts_numbers_and_verdicts() -> None:
+    from services.evaluator.compare import Agreement, Mismatch, compare
+
+    g = torch.Generator().manual_seed(5)
+    for dtype in (torch.float16, torch.bfloat16, torch.float32):
+        ref = torch.randn(3000, 1500, generator=g).to(dtype)
+        scale = 1e-3 if dtype.itemsize == 2 else 1e-6
+        close = (ref.float() * (1 + scale * torch.randn(ref.shape, generator=g))).to(dtype)
+        on_gpu, on_host = compare([ref], [close], 0, 0, "cuda"), compare([ref], [close], 0, 0)
+        assert isinstance(on_gpu, Agreement) and on_gpu == on_host, (dtype, on_gpu, on_host)
+        wrong = close.clone()
+        wrong[-1, -5:] = 7
+        bad_gpu, bad_host = compare([ref], [wrong], 0, 0, "cuda"), compare([ref], [wrong], 0, 0)
+        assert isinstance(bad_gpu, Mismatch) and bad_gpu.reason == bad_host.reason
+        nan = close.clone()
+        nan[10, 10] = float("nan")
+        assert compare([ref], [nan], 0, 0, "cuda").check == "nan_inf"

@@ -39,8 +39,14 @@ class CpuInterpreter:
         """Nothing to compile or warm: the interpreter runs the kernels as they are."""
 
     def time_case(self, ctx: TimingContext) -> CaseTiming:
-        for i in range(CALLS):
-            ctx.run_candidate(ctx.make_inputs(i))
+        if "candidate" in (ctx.contenders if ctx.sampled is None else ctx.sampled):
+            for i in range(CALLS):
+                ctx.run_candidate(ctx.make_inputs(i))
+        else:  # a job's baselines: the reference runs as a measuring pool's would, unmeasured
+            reference = ctx.make_reference()
+            with torch.no_grad():
+                for i in range(CALLS):
+                    reference(*ctx.make_inputs(i))
         return CaseTiming(calls=CALLS)
 
 

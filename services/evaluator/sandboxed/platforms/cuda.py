@@ -20,6 +20,12 @@ take distinct input sets (clones of the prepared ones, as many as fit ``LOOP_SET
 all perturbed before the round, so a result cache keyed on pointers or contents misses here
 too. The fitness uses this view unless the job says its model runs under CUDA graphs.
 
+Which contenders are sampled is the context's choice (``TimingContext.sampled``): a job's
+baselines are sampled once, by a process that holds no candidate code, and its full-stage
+candidates sample themselves alone, by this same method and with the lead all three would
+set; the call loop, whose times follow the host's load of the moment, always interleaves all
+three. A confirmation run samples all three interleaved.
+
 A sample whose enqueueing took longer than the lead (a host busy with other candidates'
 compiles) could have left the GPU idle inside the timed window; it is taken again, up to
 ``RETRIES`` times, and then kept as measured: a forward that spends more than the lead on
@@ -196,20 +202,26 @@ class CudaTimer:
                 break
         return gpu_ms, host_ms, drained_ms - gpu_ms, retake
 
-    def _lead_for(self, contenders: dict[str, Callable[[Sequence[Any]], Any]], inputs: Sequence[Any]) -> float:
-        """The spin that covers every contender's host issue time on this host now (see LEAD_US)."""
-        slowest = 0.0
+    def _issue_us(self, contenders: dict[str, Callable[[Sequence[Any]], Any]], inputs: Sequence[Any]
+                  ) -> dict[str, float]:
+        """Each contender's host issue time on this host now (median of 5 calls, microseconds)."""
+        issue: dict[str, float] = {}
         with torch.no_grad():
-            for fn in contenders.values():
-                issue = []
+            for name, fn in contenders.items():
+                calls = []
                 for _ in range(5):
                     torch.cuda.synchronize()
                     started = time.perf_counter()
                     fn(inputs)
-                    issue.append((time.perf_counter() - started) * 1e6)
-                slowest = max(slowest, statistics.median(issue))
+                    calls.append((time.perf_counter() - started) * 1e6)
+                issue[name] = statistics.median(calls)
         torch.cuda.synchronize()
-        return min(MAX_LEAD_US, max(LEAD_US, 2.0 * slowest))
+        return issue
+
+    @staticmethod
+    def _lead_from(issue_us: dict[str, float]) -> float:
+        """The spin that covers every contender's host issue time (see LEAD_US)."""
+        return min(MAX_LEAD_US, max(LEAD_US, 2.0 * max(issue_us.values())))
 
     def _sync_overhead_ms(self) -> float:
         """What ``_sample``'s drained time adds for a call that does nothing."""
@@ -262,17 +274,23 @@ class CudaTimer:
         mark = time.perf_counter()
         torch.cuda.synchronize()
         sets = [ctx.make_inputs(i) for i in range(INPUT_SETS)]
-        reference = ctx.make_reference()
+        contenders: dict[str, Callable[[Sequence[Any]], Any]] = {}
+        if "candidate" in ctx.contenders:
+            contenders["candidate"] = ctx.forward
+        if "eager" in ctx.contenders or "compile" in ctx.contenders:
+            reference = ctx.make_reference()
+            if "eager" in ctx.contenders:
+                contenders["eager"] = lambda values: reference(*values)
+            if "compile" in ctx.contenders:
+                # Specialised to this case's shape: torch.compile's automatic dynamic shapes (and
+                # the profile it keeps in the compile cache, keyed by file and line) would otherwise
+                # turn a spec seen at two shapes into a slower dynamic-shape baseline for every
+                # later candidate.
+                compiled = torch.compile(reference, dynamic=False)
+                contenders["compile"] = lambda values: compiled(*values)
+        if not contenders:
+            raise ValueError(f"nothing to time: contenders {ctx.contenders!r}")
         mark = self._lap("inputs_and_reference", mark)
-        # Specialised to this case's shape: torch.compile's automatic dynamic shapes (and the
-        # profile it keeps in the compile cache, keyed by file and line) would otherwise turn a
-        # spec seen at two shapes into a slower dynamic-shape baseline for every later candidate.
-        compiled = torch.compile(reference, dynamic=False)
-        contenders: dict[str, Callable[[Sequence[Any]], Any]] = {
-            "candidate": ctx.forward,
-            "eager": lambda values: reference(*values),
-            "compile": lambda values: compiled(*values),
-        }
         with torch.no_grad():
             for name, fn in contenders.items():
                 for values in sets:
@@ -295,16 +313,23 @@ class CudaTimer:
                 for values in sets:
                     fn(values)
             torch.cuda.synchronize()
-        self._lead_us = self._lead_for(contenders, sets[0])
+        issue_us = self._issue_us(contenders, sets[0])
+        self._lead_us = self._lead_from(issue_us)
         overhead = self._sync_overhead_ms()
-        estimate = statistics.median(self._steady_sample(ctx.forward, sets[0], 1.0)[0] for _ in range(5))
+        names = [k for k in contenders if ctx.sampled is None or k in ctx.sampled]
+        # The batch size and the stopping rule follow the candidate (the first contender when
+        # a run samples the baselines alone, once for a whole job).
+        lead = names[0]
+        # Every contender's GPU time, roughly: what the call loop's length is set by.
+        estimates = {k: statistics.median(self._steady_sample(fn, sets[0], 1.0)[0] for _ in range(5))
+                     for k, fn in contenders.items() if k == lead or k not in names}
+        estimate = estimates[lead]
         per_batch = int(min(MAX_PER_BATCH, max(MIN_PER_BATCH, BATCH_KERNEL_MS / max(estimate, 1e-3))))
-        samples: dict[str, list[float]] = {k: [] for k in contenders}
-        host: dict[str, list[float]] = {k: [] for k in contenders}
-        medians: dict[str, list[float]] = {k: [] for k in contenders}
+        samples: dict[str, list[float]] = {k: [] for k in names}
+        host: dict[str, list[float]] = {k: [] for k in names}
+        medians: dict[str, list[float]] = {k: [] for k in names}
         gaps: list[float] = []
-        retakes: dict[str, int] = {k: 0 for k in contenders}
-        names = list(contenders)
+        retakes: dict[str, int] = {k: 0 for k in names}
         started, rounds = time.monotonic(), 0
         while True:
             # Contenders alternate sample by sample (in a rotating order), so anything else that
@@ -325,8 +350,8 @@ class CudaTimer:
             for name in names:
                 samples[name].extend(batch[name])
                 medians[name].append(statistics.median(batch[name]))
-            cv = _cv(medians["candidate"])
-            batches = len(medians["candidate"])
+            cv = _cv(medians[lead])
+            batches = len(medians[lead])
             if batches >= MIN_BATCHES and (
                 cv < TARGET_CV or batches >= MAX_BATCHES or time.monotonic() - started > self.max_case_s
             ):
@@ -341,22 +366,25 @@ class CudaTimer:
         # contenders so that load falls on all of them alike.
         issue_ms = {k: gputiming.percentile(host[k], 0.1) for k in names}
         gpu_ms = {k: statistics.median(samples[k]) for k in names}
-        loop_ms = self.call_loop(contenders, sets, max(max(gpu_ms[k], issue_ms[k]) for k in names))
+        # A contender not sampled here (its job's run sampled it) counts with its quick
+        # estimate and its issue time in the call loop's length.
+        per_call = {k: max(gpu_ms[k], issue_ms[k]) if k in names else max(estimates[k], issue_us[k] / 1e3)
+                    for k in contenders}
+        loop_ms = self.call_loop(contenders, sets, max(per_call.values())) if ctx.call_loop else {}
         return CaseTiming(
-            candidate_ms=gpu_ms["candidate"],
-            eager_ms=gpu_ms["eager"],
-            compile_ms=gpu_ms["compile"],
-            candidate_loop_ms=loop_ms["candidate"],
-            eager_loop_ms=loop_ms["eager"],
-            compile_loop_ms=loop_ms["compile"],
+            candidate_ms=gpu_ms.get("candidate", 0.0),
+            eager_ms=gpu_ms.get("eager", 0.0),
+            compile_ms=gpu_ms.get("compile", 0.0),
+            candidate_loop_ms=loop_ms.get("candidate", 0.0),
+            eager_loop_ms=loop_ms.get("eager", 0.0),
+            compile_loop_ms=loop_ms.get("compile", 0.0),
             cv=cv,
-            calls=len(samples["candidate"]),
+            calls=len(samples[lead]),
             extra={
                 "floor_ms": floor_ms,
                 "peak_gbps": peak,
-                "async_gap_ms": statistics.median(gaps),
-                "eager_cv": _cv(medians["eager"]),
-                "compile_cv": _cv(medians["compile"]),
+                "async_gap_ms": statistics.median(gaps) if gaps else 0.0,
+                **{f"{k}_cv": _cv(medians[k]) for k in names if k != "candidate"},
                 "batches": float(batches),
                 "samples_per_batch": float(per_batch),
                 "lead_us": self._lead_us,

@@ -131,6 +131,15 @@ async def test_a_would_be_best_is_timed_again_and_keeps_the_second_measurement(s
         assert cands[2].verdict == common_pb2.INCORRECT and cands[2].fitness == 0
         assert cands[3].fitness == pytest.approx(1.2) and cands[3].verdict == common_pb2.PASSED
         assert done.best_node_id == cands[1].node_id and done.best_fitness == pytest.approx(1.5)
+        # A confirmed node keeps its first run's report beside the confirmation's (both were
+        # work on the pool), and the API serves it; an unconfirmed node has none.
+        for seq in (0, 1, 2):
+            first_report = (await stub.GetArtifact(service_pb2.GetArtifactRequest(
+                job_id=job.job_id, key=cands[seq].full_report_key), timeout=30)).data
+            final_report = (await stub.GetArtifact(service_pb2.GetArtifactRequest(
+                job_id=job.job_id, key=cands[seq].eval_report_key), timeout=30)).data
+            assert b'"stage": "full"' in first_report and b'"stage": "confirm"' in final_report
+        assert cands[3].full_report_key == ""
 
         # A platform without measured speed (cpu) never spends a second evaluation.
         before = len(fakes.evals)

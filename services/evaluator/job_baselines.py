@@ -1,0 +1,173 @@
+"""A job's baselines, timed once: eager PyTorch and torch.compile for every case of its plan.
+
+Sampling all three contenders' GPU time for every candidate spent two thirds of the GPU lock
+on numbers that do not change between the candidates of a job. A measuring pool (cuda) now
+samples the baselines' GPU time once per job plan on its GPU, in a ``baselines`` child that
+loads the spec and no candidate code, and a full-stage candidate samples itself alone by the
+same method and is compared with them. What stays as it was:
+
+* the call loop: it charges host time, which follows the host's load of the moment (other
+  candidates compiling beside it), so each candidate still calls all three back to back,
+  interleaved, in its own process; baselines looped minutes earlier were measured 2x off;
+* a confirmation run (a would-be new best, timed again) samples all three interleaved in the
+  candidate's process, so a job's best is always judged against baselines timed beside it;
+* the method: the same cold-L2 samples, lead, batches and stopping rule;
+* a run that cannot time its baselines (the child failed, the GPU ran short) leaves the job's
+  candidates timing theirs themselves, as before: the failure costs speed, never a verdict.
+
+Baselines older than ``max_age_s`` are timed again, so a long search follows the GPU's
+clocks and temperature rather than its first minute's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+import torch
+
+from kevolve.exec import sandbox
+from kevolve.exec.gpulock import GpuLock, device_key
+from kevolve.reports import CaseTiming
+
+from .plan import EvalJob
+from .protocol import (GO, PHASE1_MARKER, REF_META_FILE, SPEC_FILE, TIMED_MARKER, BaselineResult, EvalPlan,
+                       ReferenceResult, result_file)
+
+log = structlog.get_logger("evaluator.baselines")
+
+RunChild = Callable[[EvalJob, str, Path, float, sandbox.Grace], sandbox.SandboxResult]
+KEPT = 256  # jobs' baselines kept in memory (the oldest give way)
+
+
+@dataclass
+class Baselines:
+    """One job plan's baselines on this worker's GPU, or why there are none."""
+
+    timings: dict[str, CaseTiming]        # by case index, as a string; empty when the run failed
+    timed_at: float                       # epoch seconds
+    error: str = ""
+    lock_window: list[float] = field(default_factory=list)   # when their run held the GPU
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.timings) and not self.error
+
+
+def eligible(job: EvalJob) -> bool:
+    """Whether a candidate of this job may be timed alone against its job's baselines: a
+    measuring platform, the full stage (a confirmation times all three again)."""
+    return job.platform.runner == "cuda" and job.platform.speed == "measured" and job.stage == "full"
+
+
+def merge(candidate: CaseTiming, baselines: CaseTiming) -> CaseTiming:
+    """The candidate's own timing (its GPU time, and the call loop of all three it ran) with
+    its job's sampled baseline GPU times, their spread and their host issue times beside it."""
+    extra = {**candidate.extra, **{k: v for k, v in baselines.extra.items()
+                                  if k.startswith(("eager_", "compile_"))}}
+    return candidate.model_copy(update={"eager_ms": baselines.eager_ms, "compile_ms": baselines.compile_ms,
+                                        "extra": extra})
+
+
+class JobBaselines:
+    """Baselines per job plan, computed by the first candidate that needs them (the others of
+    the job wait for that run rather than starting their own)."""
+
+    def __init__(self, runs_dir: Callable[[EvalJob], Path], run_child: RunChild, lock_dir: Path,
+                 timeout_s: float, max_age_s: float) -> None:
+        self._runs_dir = runs_dir
+        self._run_child = run_child   # the harness's: fresh process or its tenant's warm pool
+        self._lock_dir = lock_dir
+        self._timeout_s = timeout_s
+        self.max_age_s = max_age_s
+        self._entries: OrderedDict[str, Baselines] = OrderedDict()
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def key(self, job: EvalJob, plan: EvalPlan) -> str:
+        """Same spec, sizes, seeds, weights, precision policy, software and GPU: same baselines."""
+        return hashlib.sha256(json.dumps(
+            [job.tenant, job.spec_source, plan.model_dump(), job.platform.name, torch.__version__, device_key()],
+            sort_keys=True).encode()).hexdigest()
+
+    def get(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult) -> tuple[Baselines, bool]:
+        """(the job's baselines, whether this call timed them)."""
+        key = self.key(job, plan)
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            cached = self._entries.get(key)
+            if cached is not None and time.time() - cached.timed_at < self.max_age_s:
+                self._entries.move_to_end(key)
+                return cached, False
+            fresh = self._time(job, plan, ref_dir, ref)
+            with self._guard:
+                self._entries[key] = fresh
+                while len(self._entries) > KEPT:
+                    old, _ = self._entries.popitem(last=False)
+                    self._locks.pop(old, None)
+            return fresh, True
+
+    def _time(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult) -> Baselines:
+        work = self._runs_dir(job) / f"baselines-{uuid.uuid4().hex}"
+        try:
+            for case in plan.cases:
+                case_dir = work / "in" / str(case.index)
+                case_dir.mkdir(parents=True)
+                shutil.copyfile(ref_dir / "ref" / str(case.index) / "state.pt", case_dir / "state.pt")
+            plan.write(work)
+            (work / SPEC_FILE).write_text(job.spec_source)
+            (work / REF_META_FILE).write_text(ref.model_dump_json())
+            window, run = self._run_with_lock(job, work)
+            result = BaselineResult.read(work / result_file("baselines"))
+            if result is None or not result.ok or not result.timings:
+                why = ((result.failure.reason if result is not None and result.failure else "")
+                       or (f"killed ({run.killed_for})" if run.killed_for
+                           else f"exit {run.returncode}: {run.log_tail[-800:]}"))
+                log.warning("job baselines could not be timed; candidates time their own", reason=why[:500])
+                return Baselines({}, time.time(), error=why[:2000], lock_window=window)
+            log.info("job baselines timed", cases=len(result.timings), seconds=round(run.duration_s, 2))
+            return Baselines(dict(result.timings), time.time(), lock_window=window)
+        except Exception as exc:  # noqa: BLE001 - the shortcut failed: candidates time their own
+            log.warning("job baselines failed; candidates time their own", error=repr(exc))
+            return Baselines({}, time.time(), error=f"{type(exc).__name__}: {exc}"[:2000])
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+    def _run_with_lock(self, job: EvalJob, work: Path) -> tuple[list[float], sandbox.SandboxResult]:
+        """The child prepares (compiles the baselines) without the GPU lock and times under it,
+        the handshake a candidate goes through."""
+        holder: dict[str, sandbox.SandboxResult] = {}
+        grace = sandbox.Grace()
+        gpu_lock = GpuLock(self._lock_dir)
+        window: list[float] = []
+        thread = threading.Thread(
+            target=lambda: holder.update(run=self._run_child(job, "baselines", work, self._timeout_s, grace)),
+            daemon=True)
+        thread.start()
+        try:
+            while thread.is_alive():
+                if not window and (work / PHASE1_MARKER).exists():
+                    grace.pause()
+                    gpu_lock.acquire()
+                    window.append(time.time())
+                    grace.resume()
+                    (work / GO).touch()
+                if len(window) == 1 and (work / TIMED_MARKER).exists():
+                    window.append(time.time())
+                    gpu_lock.release()
+                thread.join(0.02)
+        finally:
+            if gpu_lock.held:
+                window.append(time.time())
+                gpu_lock.release()
+        return window, holder["run"]
