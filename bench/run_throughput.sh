@@ -2,8 +2,8 @@
 # Evaluation throughput of one long search through the whole system:
 #   bash bench/run_throughput.sh [SPEC] [PLATFORM] [BUDGET]
 # starts NATS and every service with `kevolve up --platform PLATFORM` (a cuda pool screens on
-# the cpu pool first), runs `kevolve throughput` (one job of BUDGET candidates, 4 expansions
-# in flight) and writes $OUT/throughput_<spec>_<platform>.{json,md}: candidates judged per
+# the cpu pool first), runs `kevolve throughput` (one job of BUDGET candidates, PARALLELISM
+# expansions in flight, default 4) and writes $OUT/throughput_<spec>_<platform>.{json,md}: candidates judged per
 # minute, wall time per evaluation (median, p95) and per phase, the GPU's busy share.
 # Defaults: examples/softmax.py, cpu, 40 candidates, OUT=bench/results, 4 evaluations at once
 # per pool. KEVOLVE_EVALUATOR_WARM_POOL=false measures candidates started as fresh processes;
@@ -23,7 +23,7 @@ RUN=${RUN:-/tmp/kevolve-throughput-$(date +%s)}
 UP=$!
 for _ in $(seq 1 240); do [ -f "$RUN/state.json" ] && break; sleep 0.5; done
 "$PY" -m kevolve.client.main throughput "$SPEC" --platform "$PLATFORM" --budget "$BUDGET" --out "$OUT" \
-  --run-dir "$RUN"
+  --run-dir "$RUN" --parallelism "${PARALLELISM:-4}"
 STATUS=$?
 kill -TERM $UP; wait $UP
 exit $STATUS

@@ -53,6 +53,7 @@ class ThroughputReport:
     # |full-stage run / confirmation - 1| over the confirmed nodes' cases; "cv": the timer's
     # median spread within a run (candidate, compile), for scale.
     agreement: dict[str, dict[str, float]] = field(default_factory=dict)
+    workers: int = 0                               # evaluator workers whose results the job got
     judged: int = 0                                # candidates with a final verdict from the pool
     confirmations: int = 0                         # of ``evaluated``: would-be bests timed again
     evaluations_per_minute: float = 0.0
@@ -64,6 +65,7 @@ class ThroughputReport:
                  "| figure | value |", "|---|---:|",
                  f"| candidates generated / judged | {self.candidates} / {self.judged} |",
                  f"| evaluations (confirmation runs of would-be bests) | {self.evaluated} ({self.confirmations}) |",
+                 f"| evaluator workers | {self.workers} |",
                  f"| search wall time (first candidate to last verdict) | {self.wall_s:.1f} s |",
                  f"| candidates judged per minute | {self.per_minute:.2f} |",
                  f"| evaluations per minute | {self.evaluations_per_minute:.2f} |",
@@ -156,6 +158,7 @@ def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate
         phases_median_s=_median_phases([r.phases_s for r in full]),
         candidate_phases_median_s=_median_phases([r.candidate_phases_s for r in full if r.candidate_phases_s]),
         agreement=_agreement(full),
+        workers=len({r.result.worker for r in full if r.result.worker}),
         environment={k: v for k, v in environment.items() if k in ("gpu", "torch", "triton", "device", "cpu")},
         measured_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
 

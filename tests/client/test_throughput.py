@@ -10,6 +10,7 @@ from kevolve.v1 import evaluation_pb2, job_pb2
 def _report(start: float, seconds: float, gpu: tuple[float, float] | None, stage: str = "full") -> EvaluationReport:
     report = EvaluationReport(result=evaluation_pb2.EvaluationResult(stage=stage, duration_s=seconds,
                                                                        environment={"gpu": "H100", "junk": "x"}))
+    report.result.worker = f"host:{int(start) % 2}" if stage != "confirm" else ""
     report.phases_s = {"reference": 0.5, "candidate_correctness": seconds - 1.0, "compare_recheck": 0.5}
     report.candidate_phases_s = {"import": 2.0, "trials": seconds - 3.0}
     if gpu:
@@ -46,6 +47,7 @@ def test_confirmation_runs_and_a_jobs_baselines_count_as_work_on_the_gpu() -> No
     assert summary.per_minute == 2.0 and summary.evaluations_per_minute == 3.0
     assert summary.gpu_busy == (1.0 + 2.0 + 1.0 + 1.0) / 60.0
     assert "| evaluations (confirmation runs of would-be bests) | 3 (1) |" in summary.markdown()
+    assert summary.workers == 1      # host:0 (the confirmation names none here)
 
 
 def test_a_confirmed_nodes_two_runs_are_compared_figure_by_figure() -> None:
