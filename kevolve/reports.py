@@ -192,6 +192,7 @@ class EvaluationReport(_Report):
     gpu_lock_window: list[float] = Field(default_factory=list)    # [taken, given back], epoch seconds
     # When this evaluation timed its job's baselines (the first candidate of a job on a worker).
     baseline_lock_window: list[float] = Field(default_factory=list)
+    finished_at: float = 0.0            # epoch seconds the verdict was reached (0: not recorded)
     phases_s: dict[str, float] = Field(default_factory=dict)      # the worker's phases, in order
     candidate_phases_s: dict[str, float] = Field(default_factory=dict)  # as the candidate process saw them
     plan: EvaluationPlanSummary | None = None

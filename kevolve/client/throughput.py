@@ -54,6 +54,11 @@ class ThroughputReport:
     # median spread within a run (candidate, compile), for scale.
     agreement: dict[str, dict[str, float]] = field(default_factory=dict)
     workers: int = 0                               # evaluator workers whose results the job got
+    # The job's start-up (the reference run and the baselines, computed once per job and
+    # worker) over, the pace of the search itself: seconds to the first verdict, and
+    # evaluations per minute from the first verdict to the last.
+    first_verdict_s: float = 0.0
+    steady_evaluations_per_minute: float = 0.0
     judged: int = 0                                # candidates with a final verdict from the pool
     confirmations: int = 0                         # of ``evaluated``: would-be bests timed again
     evaluations_per_minute: float = 0.0
@@ -69,6 +74,8 @@ class ThroughputReport:
                  f"| search wall time (first candidate to last verdict) | {self.wall_s:.1f} s |",
                  f"| candidates judged per minute | {self.per_minute:.2f} |",
                  f"| evaluations per minute | {self.evaluations_per_minute:.2f} |",
+                 f"| first verdict after (the job's reference run and baselines) | {self.first_verdict_s:.1f} s |",
+                 f"| evaluations per minute after the first verdict | {self.steady_evaluations_per_minute:.2f} |",
                  f"| wall time per evaluation, median | {self.eval_s_median:.2f} s |",
                  f"| wall time per evaluation, p95 | {self.eval_s_p95:.2f} s |"]
         if self.gpu_busy is not None:
@@ -149,6 +156,9 @@ def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate
     # A node's final verdict comes from its last run: a confirmed node's full-stage run is work
     # done, not another candidate judged.
     judged = len(full) - confirmations
+    finished = sorted(r.finished_at for r in full if r.finished_at > 0)
+    steady = 60 * (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) >= 2 and (
+        finished[-1] > finished[0]) else 0.0
     return ThroughputReport(
         spec=job.spec.name, platform=job.platform, job_id=job.job_id, state=job_pb2.JobState.Name(job.state),
         candidates=job.candidates, evaluated=len(full), judged=judged, confirmations=confirmations,
@@ -159,6 +169,8 @@ def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate
         candidate_phases_median_s=_median_phases([r.candidate_phases_s for r in full if r.candidate_phases_s]),
         agreement=_agreement(full),
         workers=len({r.result.worker for r in full if r.result.worker}),
+        first_verdict_s=(finished[0] - first_candidate_at) if finished else 0.0,
+        steady_evaluations_per_minute=steady,
         environment={k: v for k, v in environment.items() if k in ("gpu", "torch", "triton", "device", "cpu")},
         measured_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
 

@@ -239,6 +239,7 @@ def build_outcome(job: EvalJob, plan: EvalPlan | None, state: RunState, duration
         gpu_wait_s=state.phases.get("gpu_wait", 0.0),
         gpu_lock_window=state.gpu_lock_window,
         baseline_lock_window=state.baseline_lock_window,
+        finished_at=time.time(),
         phases_s=state.phases,
         candidate_phases_s=state.child_phases,
         plan=EvaluationPlanSummary(cases=[

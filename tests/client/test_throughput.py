@@ -15,6 +15,7 @@ def _report(start: float, seconds: float, gpu: tuple[float, float] | None, stage
     report.candidate_phases_s = {"import": 2.0, "trials": seconds - 3.0}
     if gpu:
         report.gpu_lock_window = [start + gpu[0], start + gpu[1]]
+    report.finished_at = start + seconds
     return report
 
 
@@ -48,6 +49,8 @@ def test_confirmation_runs_and_a_jobs_baselines_count_as_work_on_the_gpu() -> No
     assert summary.gpu_busy == (1.0 + 2.0 + 1.0 + 1.0) / 60.0
     assert "| evaluations (confirmation runs of would-be bests) | 3 (1) |" in summary.markdown()
     assert summary.workers == 1      # host:0 (the confirmation names none here)
+    # Verdicts at 1008, 1026 and 1036: the first after 8 s, then 2 more in 28 s.
+    assert summary.first_verdict_s == 8.0 and abs(summary.steady_evaluations_per_minute - 120 / 28) < 1e-9
 
 
 def test_a_confirmed_nodes_two_runs_are_compared_figure_by_figure() -> None:
