@@ -54,6 +54,9 @@ class ThroughputReport:
     # median spread within a run (candidate, compile), for scale.
     agreement: dict[str, dict[str, float]] = field(default_factory=dict)
     workers: int = 0                               # evaluator workers whose results the job got
+    # Candidates whose code equals an earlier one's: the controller reuses that verdict and
+    # spends no evaluation (counted in ``candidates``, not in ``judged``).
+    duplicates: int = 0
     # The job's start-up (the reference run and the baselines, computed once per job and
     # worker) over, the pace of the search itself: seconds to the first verdict, and
     # evaluations per minute from the first verdict to the last.
@@ -69,6 +72,7 @@ class ThroughputReport:
                  f"Environment: {', '.join(f'{k} {v}' for k, v in sorted(self.environment.items())) or '-'}.", "",
                  "| figure | value |", "|---|---:|",
                  f"| candidates generated / judged | {self.candidates} / {self.judged} |",
+                 f"| candidates with an earlier candidate's code (verdict reused, not evaluated) | {self.duplicates} |",
                  f"| evaluations (confirmation runs of would-be bests) | {self.evaluated} ({self.confirmations}) |",
                  f"| evaluator workers | {self.workers} |",
                  f"| search wall time (first candidate to last verdict) | {self.wall_s:.1f} s |",
@@ -141,7 +145,8 @@ def _held(window: list[float]) -> float:
     return window[-1] - window[0] if len(window) >= 2 else 0.0
 
 
-def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate_at: float) -> ThroughputReport:
+def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate_at: float,
+              duplicates: int = 0) -> ThroughputReport:
     """The figures of one finished job from its evaluation reports (every run on the pool:
     a node's final one, and the full-stage run a confirmation replaced)."""
     full = [r for r in reports if r.result.stage != "screen"] or reports
@@ -168,7 +173,7 @@ def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate
         phases_median_s=_median_phases([r.phases_s for r in full]),
         candidate_phases_median_s=_median_phases([r.candidate_phases_s for r in full if r.candidate_phases_s]),
         agreement=_agreement(full),
-        workers=len({r.result.worker for r in full if r.result.worker}),
+        workers=len({r.result.worker for r in full if r.result.worker}), duplicates=duplicates,
         first_verdict_s=(finished[0] - first_candidate_at) if finished else 0.0,
         steady_evaluations_per_minute=steady,
         environment={k: v for k, v in environment.items() if k in ("gpu", "torch", "triton", "device", "cpu")},
@@ -187,11 +192,14 @@ def measure(client: JobClient, spec: Path, platform: str, budget: int, paralleli
         time.sleep(2)
         job = client.get(job.job_id)
     nodes = client.candidates(job.job_id)
-    reports = [EvaluationReport.read(client.artifact(job.job_id, key))
-               for n in nodes if n.eval_report_key and n.verdict != common_pb2.NO_CODE
-               for key in (n.eval_report_key, n.full_report_key) if key]
+    # A duplicate's report is its twin's: each evaluation is read once.
+    duplicate = [n.decided_by.startswith("dedupe:") for n in nodes]
+    keys = dict.fromkeys(key for n, dup in zip(nodes, duplicate, strict=True)
+                         if n.eval_report_key and n.verdict != common_pb2.NO_CODE and not dup
+                         for key in (n.eval_report_key, n.full_report_key) if key)
+    reports = [EvaluationReport.read(client.artifact(job.job_id, key)) for key in keys]
     first = min((n.created_at for n in nodes), default=job.created_at)
-    return summarize(job, reports, first)
+    return summarize(job, reports, first, duplicates=sum(duplicate))
 
 
 def write(report: ThroughputReport, out: Path) -> tuple[Path, Path]:

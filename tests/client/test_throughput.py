@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kevolve.client.throughput import summarize
 from kevolve.reports import EvaluationReport
 from kevolve.v1 import evaluation_pb2, job_pb2
@@ -73,3 +75,33 @@ def test_a_confirmed_nodes_two_runs_are_compared_figure_by_figure() -> None:
     assert summary.agreement["compile_ms"]["max"] == 0.0
     assert summary.agreement["cv (compile, within a run)"]["median"] == 0.02
     assert "| candidate_ms | 1 | 5.0% | 5.0% |" in summary.markdown()
+
+
+def test_measure_reads_each_evaluation_once_and_counts_duplicates_apart() -> None:
+    # Three candidates: n0 confirmed (two reports), n1 judged once, n2 the same code as n1 (the
+    # controller reused n1's verdict: its report key is n1's and no evaluation ran for it).
+    from kevolve.client.throughput import measure
+    from kevolve.v1 import common_pb2
+
+    stored = {"r0": _report(1000, 6.0, (1.0, 2.0)), "r0c": _report(1010, 6.0, (1.0, 2.0), stage="confirm"),
+              "r1": _report(1020, 6.0, (1.0, 2.0))}
+    nodes = [job_pb2.Candidate(node_id="n0", verdict=common_pb2.PASSED, eval_report_key="r0c", full_report_key="r0",
+                               created_at=1000.0),
+             job_pb2.Candidate(node_id="n1", verdict=common_pb2.PASSED, eval_report_key="r1", created_at=1001.0),
+             job_pb2.Candidate(node_id="n2", verdict=common_pb2.PASSED, eval_report_key="r1", created_at=1002.0,
+                               decided_by="dedupe:n1")]
+
+    class Client:
+        def submit(self, spec, platform, config):  # type: ignore[no-untyped-def]
+            return job_pb2.Job(job_id="j", platform=platform, candidates=3, state=job_pb2.SUCCEEDED,
+                               updated_at=1030.0, spec=job_pb2.KernelSpec(name="softmax"))
+
+        def candidates(self, job_id):  # type: ignore[no-untyped-def]
+            return nodes
+
+        def artifact(self, job_id, key):  # type: ignore[no-untyped-def]
+            return stored[key].model_dump_json().encode()
+
+    summary = measure(Client(), Path("softmax.py"), "cuda", 3, 1, 60.0)  # type: ignore[arg-type]
+    assert (summary.candidates, summary.judged, summary.evaluated, summary.confirmations) == (3, 2, 3, 1)
+    assert summary.duplicates == 1
