@@ -88,10 +88,13 @@ def test_a_jobs_baselines_are_timed_once_and_a_confirmation_times_them_beside_it
     assert (a.eager_ms, a.compile_ms) == (b.eager_ms, b.compile_ms)
     assert all(x.candidate_loop_ms > 0 and x.eager_loop_ms > 0 and x.compile_loop_ms > 0 for x in (a, b, c))
     assert a.candidate_ms > 0 and a.compile_ms > 0
-    # Timed apart or beside the candidate, the baselines agree within the timer's noise (and the
-    # candidate alone agrees with the candidate timed beside them).
+    # Sampled apart or beside the candidate, the baselines agree. (The candidate sampled alone
+    # measured 5.6% slower than beside them on an H100, which is why a job whose fitness is GPU
+    # time never samples it alone: the fitness here is the call loop's, run interleaved.)
     assert abs(c.compile_ms - a.compile_ms) / c.compile_ms < 0.05, (a.compile_ms, c.compile_ms)
-    assert abs(c.candidate_ms - a.candidate_ms) / c.candidate_ms < 0.05, (a.candidate_ms, c.candidate_ms)
+    assert first.result.fitness_view == second.result.fitness_view == "call_loop"
+    graphs = gpu_harness.evaluate(dataclasses.replace(job, cuda_graphs=True))
+    assert "baselines" not in {c["name"] for c in graphs.report["checks"]}
     # Less time holding the GPU: one contender instead of three.
     held = [out.report["gpu_lock_window"][1] - out.report["gpu_lock_window"][0] for out in (second, confirm)]
     assert held[0] < held[1], held

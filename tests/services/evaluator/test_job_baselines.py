@@ -150,3 +150,5 @@ def test_only_a_measuring_pools_full_stage_uses_job_baselines() -> None:
     assert job_baselines.eligible(gpu)
     assert not job_baselines.eligible(dataclasses.replace(gpu, stage="confirm"))
     assert not job_baselines.eligible(dataclasses.replace(gpu, stage="screen"))
+    # GPU time is the fitness of a CUDA-graphs job: its candidates sample all three interleaved.
+    assert not job_baselines.eligible(dataclasses.replace(gpu, cuda_graphs=True))
