@@ -96,6 +96,8 @@ class Lazy(Value):
         self.fn = fn
         self.cost = cost
         self.view_of = view_of  # set for pure index changes of another value (no computation)
+        # The index change itself, where one maps the view's index to ``view_of``'s.
+        self.remap: Callable[[Sequence[Expr]], Sequence[Expr]] | None = None
 
     def load(self, k: KernelWriter, index: Sequence[Expr], mask: str | None) -> str:
         return self.fn(k, index, mask)
@@ -104,8 +106,10 @@ class Lazy(Value):
 def view(base: Value, shape: Sequence[int], remap: Callable[[Sequence[Expr]], Sequence[Expr]],
          dtype: str | None = None) -> Lazy:
     """``base`` read through an index change: element ``i`` of the view is ``base[remap(i)]``."""
-    return Lazy(shape, dtype or base.dtype, lambda k, idx, mask: base.load(k, remap(idx), mask), base.cost,
-                view_of=base)
+    out = Lazy(shape, dtype or base.dtype, lambda k, idx, mask: base.load(k, remap(idx), mask), base.cost,
+               view_of=base)
+    out.remap = remap
+    return out
 
 
 @dataclass(frozen=True)

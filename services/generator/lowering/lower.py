@@ -18,10 +18,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import sympy
+
 from services.generator.lowering import ops_pointwise, ops_reduce, ops_views, rows  # noqa: F401
 from services.generator.lowering.rows import ReductionValue
 from services.generator.lowering import tunables
-from services.generator.lowering.ir import Buffer, HostValue, RuntimeScalar, Stored, Unsupported, Value
+from services.generator.lowering.indexing import linear
+from services.generator.lowering.ir import Buffer, HostValue, Lazy, RuntimeScalar, Stored, Unsupported, Value
 from services.generator.lowering.kernels import HostLoop, Kernel, pointwise_kernel
 from services.generator.lowering.registry import LOWERINGS
 from services.generator.lowering.schema import CapturedCase, Node, TensorMeta
@@ -64,6 +67,9 @@ class LoweredCase:
     temporaries: list[Buffer]
     outputs: list[Buffer]
     scalars: list[RuntimeScalar]
+    # The shape forward returns each output in, where it is a reshape of its buffer (a view
+    # the wrapper returns, not a copy a kernel makes); empty or the buffer's own shape: as is.
+    output_shapes: list[tuple[int, ...]] = field(default_factory=list)
 
 
 class CaseLowerer:
@@ -173,8 +179,8 @@ class CaseLowerer:
                     and not self._read_in_one_kernel(node.name)):
                 value = self.realize(value, "shared")
             self.env[node.name] = value
-        outputs = self._outputs()
-        return LoweredCase(self.case, self.sources, self.kernels, self.temporaries, outputs, self.scalars)
+        outputs, shapes = self._outputs()
+        return LoweredCase(self.case, self.sources, self.kernels, self.temporaries, outputs, self.scalars, shapes)
 
     def _read_in_one_kernel(self, name: str) -> bool:
         """Whether every reader of ``name`` is elementwise at its shape and their results meet,
@@ -281,24 +287,52 @@ class CaseLowerer:
                 return scalar
         return value
 
-    def _outputs(self) -> list[Buffer]:
+    def _outputs(self) -> tuple[list[Buffer], list[tuple[int, ...]]]:
         inputs = {id(s.buffer) for s in self.sources}
         seen: set[int] = set()
         outs: list[Buffer] = []
+        shapes: list[tuple[int, ...]] = []
         for enc in self.case.outputs:
             value = self._decode(enc, "", [0])
             if not isinstance(value, Value):
                 raise Unsupported("forward returns a value that is not a tensor")
             if isinstance(value, ReductionValue):
                 value = value.realize()
-            if isinstance(value, Stored) and id(value.buffer) not in inputs and id(value.buffer) not in seen:
-                buf = value.buffer
+            # A reshape of a value (a Linear's 2-D product returned as 3-D) is stored in the
+            # value's own shape and returned as a view: a copy into the output's shape cost a
+            # kernel and the bytes twice, and kept the product from writing the output itself.
+            base = _reshape_of(value)
+            if isinstance(base, Stored) and id(base.buffer) not in inputs and id(base.buffer) not in seen:
+                buf = base.buffer
+            elif base is not None and not isinstance(base, (Stored, ReductionValue)):
+                buf = self.new_buffer(base.shape, base.dtype, "out")
+                self.fill(buf, base)
             else:
                 buf = self.new_buffer(value.shape, value.dtype, "out")
                 self.fill(buf, value)
             seen.add(id(buf))
             outs.append(buf)
-        return outs
+            shapes.append(tuple(value.shape))
+        return outs, shapes
+
+
+def _reshape_of(value: Value) -> Value | None:
+    """The value ``value`` reshapes: ``value`` itself, or the base of a chain of index changes
+    (``ir.view``) that reads the base whole, in its own row-major order; None otherwise."""
+    syms = list(rows.probe_symbols(value.shape))
+    index: list[Any] = syms
+    base: Value = value
+    while isinstance(base, Lazy) and base.view_of is not None:
+        if base.remap is None:   # an index change given only as a loader (as_strided)
+            return None
+        index = list(base.remap(index))
+        base = base.view_of
+    if base is value:
+        return value
+    if base.dtype != value.dtype or base.numel != value.numel:
+        return None
+    same = sympy.expand(sympy.sympify(linear(index, base.shape)) - linear(syms, value.shape)) == 0
+    return base if same else None
 
 
 def _epilogue_of(value: Value) -> ops_heavy.FusedHost | None:

@@ -197,3 +197,19 @@ def test_a_chain_read_by_two_separate_results_is_still_stored_once() -> None:
     code = check(spec("x, y = xs\nv = torch.exp(x) * 0.5 + y * y - 1.0 + x\nreturn v.relu(), v.sum(dim=1), v * 3",
                       "torch.randn(7, 33), torch.randn(7, 33)"))
     assert "shared" in code or code.split("class ModelNew")[1].count("_pointwise[") >= 2
+
+
+def test_an_output_that_is_a_reshape_of_a_value_is_returned_as_a_view() -> None:
+    # A Linear on a 3-D input computes a 2-D product and returns it reshaped to 3-D: the
+    # product (its bias as its epilogue) writes the output's storage itself, with no copy.
+    code = check(spec("return self.lin(xs[0])", "torch.randn(2, 5, 16)", init="self.lin = nn.Linear(16, 24)"))
+    wrapper = code.split("class ModelNew")[1]
+    assert ".view((2, 5, 24))" in wrapper and "_pointwise[" not in wrapper, wrapper
+
+
+def test_a_transposed_or_offset_view_of_a_buffer_is_still_copied() -> None:
+    # Not the buffer's own order: returning a view would return the wrong layout.
+    code = check(spec("return self.lin(xs[0]).t()", "torch.randn(6, 16)", init="self.lin = nn.Linear(16, 24)"))
+    assert "_pointwise[" in code.split("class ModelNew")[1] or ".view((" not in code.split("class ModelNew")[1]
+    code = check(spec("return (xs[0] * 2.0)[1:]", "torch.randn(6, 16)"))
+    assert ".view((" not in code.split("class ModelNew")[1]
