@@ -62,6 +62,10 @@ class ThroughputReport:
     # evaluations per minute from the first verdict to the last.
     first_verdict_s: float = 0.0
     steady_evaluations_per_minute: float = 0.0
+    # Wall time per evaluation of those started after the first verdict (the first wave waits
+    # for the job's reference run and baselines; a long search is made of these).
+    steady_eval_s_median: float = 0.0
+    steady_eval_s_p95: float = 0.0
     judged: int = 0                                # candidates with a final verdict from the pool
     confirmations: int = 0                         # of ``evaluated``: would-be bests timed again
     evaluations_per_minute: float = 0.0
@@ -80,6 +84,8 @@ class ThroughputReport:
                  f"| evaluations per minute | {self.evaluations_per_minute:.2f} |",
                  f"| first verdict after (the job's reference run and baselines) | {self.first_verdict_s:.1f} s |",
                  f"| evaluations per minute after the first verdict | {self.steady_evaluations_per_minute:.2f} |",
+                 f"| wall time per evaluation started after the first verdict, median / p95 | "
+                 f"{self.steady_eval_s_median:.2f} s / {self.steady_eval_s_p95:.2f} s |",
                  f"| wall time per evaluation, median | {self.eval_s_median:.2f} s |",
                  f"| wall time per evaluation, p95 | {self.eval_s_p95:.2f} s |"]
         if self.gpu_busy is not None:
@@ -164,6 +170,8 @@ def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate
     finished = sorted(r.finished_at for r in full if r.finished_at > 0)
     steady = 60 * (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) >= 2 and (
         finished[-1] > finished[0]) else 0.0
+    later = [r.result.duration_s for r in full
+             if finished and r.finished_at > 0 and r.finished_at - r.result.duration_s >= finished[0]]
     return ThroughputReport(
         spec=job.spec.name, platform=job.platform, job_id=job.job_id, state=job_pb2.JobState.Name(job.state),
         candidates=job.candidates, evaluated=len(full), judged=judged, confirmations=confirmations,
@@ -176,6 +184,7 @@ def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate
         workers=len({r.result.worker for r in full if r.result.worker}), duplicates=duplicates,
         first_verdict_s=(finished[0] - first_candidate_at) if finished else 0.0,
         steady_evaluations_per_minute=steady,
+        steady_eval_s_median=statistics.median(later) if later else 0.0, steady_eval_s_p95=_quantile(later, 0.95),
         environment={k: v for k, v in environment.items() if k in ("gpu", "torch", "triton", "device", "cpu")},
         measured_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
 

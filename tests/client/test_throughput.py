@@ -51,8 +51,10 @@ def test_confirmation_runs_and_a_jobs_baselines_count_as_work_on_the_gpu() -> No
     assert summary.gpu_busy == (1.0 + 2.0 + 1.0 + 1.0) / 60.0
     assert "| evaluations (confirmation runs of would-be bests) | 3 (1) |" in summary.markdown()
     assert summary.workers == 1      # host:0 (the confirmation names none here)
-    # Verdicts at 1008, 1026 and 1036: the first after 8 s, then 2 more in 28 s.
+    # Verdicts at 1008, 1026 and 1036: the first after 8 s, then 2 more in 28 s; those two
+    # started (at 1020 and 1030) after it.
     assert summary.first_verdict_s == 8.0 and abs(summary.steady_evaluations_per_minute - 120 / 28) < 1e-9
+    assert summary.steady_eval_s_median == 6.0 and summary.steady_eval_s_p95 == 6.0
 
 
 def test_a_confirmed_nodes_two_runs_are_compared_figure_by_figure() -> None:
