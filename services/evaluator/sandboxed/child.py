@@ -5,10 +5,12 @@ the Model's weights to the scratch directory. ``candidate`` mode (a different pr
 never sees reference outputs) loads those inputs, runs ModelNew under the runtime guards and
 saves its outputs; the trusted worker compares. The candidate child works in two phases:
 correctness trials, then (after the worker confirms they matched, through a ``go`` file)
-timing and a re-check on inputs it has not seen.
+timing and a re-check on inputs it has not seen. ``baselines`` mode (a GPU pool, once per
+job plan) loads the spec alone and samples its eager and torch.compile GPU times, under the
+same go handshake.
 
-Both modes write ``<mode>.result.json`` (``protocol.ReferenceResult`` / ``CandidateResult``:
-a status and, on failure, the verdict and the check that decided it). Exceptions become
+Each mode writes ``<mode>.result.json`` (``protocol.ReferenceResult`` / ``CandidateResult`` /
+``BaselineResult``: a status and, on failure, the verdict and the check that decided it). Exceptions become
 classified verdicts; nothing here trusts the candidate.
 """
 
@@ -435,10 +437,11 @@ def run_candidate(plan: EvalPlan, work: Path) -> CandidateResult:
 
 # -- a job's baselines ----------------------------------------------------------------------
 def run_baselines(plan: EvalPlan, work: Path) -> BaselineResult:
-    """Eager PyTorch and torch.compile timed for every case, once for a job, by a process that
-    loads the spec and nothing else: the candidates of the job are then timed alone, and no
-    candidate's code runs beside the numbers it is compared with. Same timer, same method and
-    the same GPU lock handshake as a candidate (prepare, ``PHASE1_MARKER``, wait for GO, time)."""
+    """Eager PyTorch's and torch.compile's GPU times sampled for every case, once for a job, by
+    a process that loads the spec and nothing else: the job's full-stage candidates then sample
+    their own GPU time alone (their call loop still runs all three), and no candidate's code
+    runs beside the numbers it is compared with. Same timer, same method and the same GPU lock
+    handshake as a candidate (prepare, ``PHASE1_MARKER``, wait for GO, time); no call loop."""
     from .platforms import create_timing_platform
 
     started = time.monotonic()
