@@ -7,8 +7,7 @@ follows it to its end, then reads every candidate's evaluation report and writes
   evaluations per minute: a would-be best is evaluated twice (its confirmation run), and both
   runs count as work done;
 - wall time per evaluation (median, p95), as the evaluator measured it, and the median of
-  each phase (worker: static check, reference, job baselines, staging, candidate run,
-  comparisons; the candidate process: import, build, trials, timing preparation, timing,
+  each phase (worker: static check, reference, staging, candidate run, comparisons; the candidate process: import, build, trials, timing preparation, timing,
   re-check);
 - on GPU pools, the GPU's busy share: the seconds evaluations held the GPU lock (to time
   candidates, and a job's baselines), over the job's wall time;

@@ -75,7 +75,8 @@ class Harness:
         self._pools_lock = threading.Lock()
         self.baselines = job_baselines.JobBaselines(
             self._runs, lambda *args: self._child(*args), settings.gpu_lock_dir, settings.reference_timeout_s,
-            settings.job_baselines_max_age_s)
+            settings.job_baselines_max_age_s,
+            on_gpu_seconds=lambda platform, seconds: GPU_SECONDS.labels(platform).inc(seconds))
 
     def close(self) -> None:
         """Stop the warm pools (their zygote processes)."""
@@ -302,11 +303,13 @@ class Harness:
         times eager and torch.compile beside itself, interleaved)."""
         if self.baselines.max_age_s <= 0 or not job_baselines.eligible(job):
             return None
-        baselines, timed_here = self.baselines.get(job, plan, ref_dir, ref)
-        state.phase("job_baselines")
-        if timed_here and len(baselines.lock_window) >= 2:
-            state.baseline_lock_window = list(baselines.lock_window)
-            GPU_SECONDS.labels(job.platform.name).inc(max(0.0, baselines.lock_window[-1] - baselines.lock_window[0]))
+        baselines = self.baselines.get(job, plan, ref_dir, ref)
+        if baselines is None:
+            state.check("baselines", True, "the job's baselines are being sampled on their own; until then "
+                        "its candidates sample them beside themselves, interleaved")
+            return None
+        # The first evaluation to use them reports their run's GPU time (its search's share).
+        state.baseline_lock_window = baselines.take_window()
         if not baselines.ok:
             state.check("baselines", True, "the job's baselines could not be timed on their own "
                         f"({baselines.error[:300]}); timed beside the candidate instead")

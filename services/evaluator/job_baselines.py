@@ -18,6 +18,10 @@ same method and is compared with them. The fitness of such a job is the call loo
 
 Baselines older than ``max_age_s`` are timed again, so a long search follows the GPU's
 clocks and temperature rather than its first minute's.
+
+The run goes on in the background: no candidate waits for it (it compiles torch.compile's
+baseline, 10-13 s for a 16-bit RMSNorm on an H100, and a slow compile could hold a whole
+job). Until its numbers are in, the job's candidates sample all three interleaved, as before.
 """
 
 from __future__ import annotations
@@ -58,10 +62,22 @@ class Baselines:
     timed_at: float                       # epoch seconds
     error: str = ""
     lock_window: list[float] = field(default_factory=list)   # when their run held the GPU
+    # Whether an evaluation's report carries ``lock_window`` yet: the first to use these
+    # baselines does, so a search's GPU-busy account includes the run once.
+    reported: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
         return bool(self.timings) and not self.error
+
+    def take_window(self) -> list[float]:
+        """The run's GPU-lock window, to the first caller only."""
+        with self._lock:
+            if self.reported or len(self.lock_window) < 2:
+                return []
+            self.reported = True
+            return list(self.lock_window)
 
 
 def eligible(job: EvalJob) -> bool:
@@ -87,18 +103,20 @@ def merge(candidate: CaseTiming, baselines: CaseTiming) -> CaseTiming:
 
 
 class JobBaselines:
-    """Baselines per job plan, computed by the first candidate that needs them (the others of
-    the job wait for that run rather than starting their own)."""
+    """Baselines per job plan: the first candidate that finds none starts their run in the
+    background; one run per plan at a time."""
 
     def __init__(self, runs_dir: Callable[[EvalJob], Path], run_child: RunChild, lock_dir: Path,
-                 timeout_s: float, max_age_s: float) -> None:
+                 timeout_s: float, max_age_s: float,
+                 on_gpu_seconds: Callable[[str, float], None] | None = None) -> None:
         self._runs_dir = runs_dir
         self._run_child = run_child   # the harness's: fresh process or its tenant's warm pool
         self._lock_dir = lock_dir
         self._timeout_s = timeout_s
         self.max_age_s = max_age_s
+        self._on_gpu_seconds = on_gpu_seconds   # (platform, seconds the run held the GPU)
         self._entries: OrderedDict[str, Baselines] = OrderedDict()
-        self._locks: dict[str, threading.Lock] = {}
+        self._running: dict[str, threading.Thread] = {}
         self._guard = threading.Lock()
 
     def key(self, job: EvalJob, plan: EvalPlan) -> str:
@@ -107,23 +125,43 @@ class JobBaselines:
             [job.tenant, job.spec_source, plan.model_dump(), job.platform.name, torch.__version__, device_key()],
             sort_keys=True).encode()).hexdigest()
 
-    def get(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult) -> tuple[Baselines, bool]:
-        """(the job's baselines, whether this call timed them)."""
+    def get(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult) -> Baselines | None:
+        """The job's baselines (or the failure of their run) when fresh; else None, and their
+        run is started in the background unless it is already going."""
         key = self.key(job, plan)
         with self._guard:
-            lock = self._locks.setdefault(key, threading.Lock())
-        with lock:
             cached = self._entries.get(key)
             if cached is not None and time.time() - cached.timed_at < self.max_age_s:
                 self._entries.move_to_end(key)
-                return cached, False
+                return cached
+            if key not in self._running:
+                thread = threading.Thread(target=self._run, args=(key, job, plan, ref_dir, ref), daemon=True,
+                                          name=f"baselines-{key[:8]}")
+                self._running[key] = thread
+                thread.start()
+        return None
+
+    def wait(self, timeout_s: float | None = None) -> None:
+        """Until the runs going now have ended (tests; a worker never waits for them)."""
+        with self._guard:
+            running = list(self._running.values())
+        for thread in running:
+            thread.join(timeout_s)
+
+    def _run(self, key: str, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult) -> None:
+        fresh: Baselines | None = None
+        try:
             fresh = self._time(job, plan, ref_dir, ref)
+            if self._on_gpu_seconds is not None and len(fresh.lock_window) >= 2:
+                self._on_gpu_seconds(job.platform.name, max(0.0, fresh.lock_window[-1] - fresh.lock_window[0]))
+        finally:
             with self._guard:
-                self._entries[key] = fresh
-                while len(self._entries) > KEPT:
-                    old, _ = self._entries.popitem(last=False)
-                    self._locks.pop(old, None)
-            return fresh, True
+                self._running.pop(key, None)
+                if fresh is not None:
+                    self._entries[key] = fresh
+                    self._entries.move_to_end(key)
+                    while len(self._entries) > KEPT:
+                        self._entries.popitem(last=False)
 
     def _time(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult) -> Baselines:
         work = self._runs_dir(job) / f"baselines-{uuid.uuid4().hex}"

@@ -54,22 +54,30 @@ def _checks(out) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return {c["name"]: c["detail"] for c in out.report["checks"]}
 
 
+def _evaluate_after_baselines(harness: Harness, job: object, count: int) -> list:  # type: ignore[type-arg]
+    """The first evaluation starts the job's baselines run; once it has ended, ``count`` more."""
+    first = harness.evaluate(job)  # type: ignore[arg-type]
+    harness.baselines.wait(120)
+    return [first] + [harness.evaluate(job) for _ in range(count)]  # type: ignore[arg-type]
+
+
 def test_a_jobs_baselines_run_once_without_candidate_code_and_candidates_run_alone(harness: Harness) -> None:
     runs: list[tuple[str, bool, EvalPlan]] = []
     _record_children(harness, runs)
     job = cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py")
-    outs = [harness.evaluate(job) for _ in range(2)]
-    assert [o.result.verdict for o in outs] == [common_pb2.PASSED] * 2, outs[0].result.reason
+    outs = _evaluate_after_baselines(harness, job, 2)
+    assert [o.result.verdict for o in outs] == [common_pb2.PASSED] * 3, outs[0].result.reason
     modes = [m for m, _, _ in runs]
-    assert modes.count("baselines") == 1 and modes.count("candidate") == 2
-    # The baselines process never had the candidate's file; the candidates were told not to
-    # time eager and torch.compile themselves.
+    assert modes.count("baselines") == 1 and modes.count("candidate") == 3
+    # The baselines process never had the candidate's file. The first candidate did not wait
+    # for it (it sampled its baselines beside itself); the later ones sampled themselves alone.
     assert [has for m, has, _ in runs if m == "baselines"] == [False]
-    assert all(not plan.time_baselines for m, _, plan in runs if m == "candidate")
-    assert all("sampled once for this job" in _checks(o)["baselines"] for o in outs)
-    # The first candidate ran them and holds their GPU-lock window; the second reused them.
-    assert len(outs[0].report["baseline_lock_window"]) == 2 and not outs[1].report["baseline_lock_window"]
-    assert "job_baselines" in outs[0].report["phases_s"]
+    assert [plan.time_baselines for m, _, plan in runs if m == "candidate"] == [True, False, False]
+    assert "being sampled on their own" in _checks(outs[0])["baselines"]
+    assert all("sampled once for this job" in _checks(o)["baselines"] for o in outs[1:])
+    # The first evaluation to use them reports their run's GPU-lock window, once.
+    assert len(outs[1].report["baseline_lock_window"]) == 2
+    assert not outs[0].report["baseline_lock_window"] and not outs[2].report["baseline_lock_window"]
 
 
 def test_a_confirmation_times_its_baselines_beside_it(harness: Harness) -> None:
@@ -77,6 +85,7 @@ def test_a_confirmation_times_its_baselines_beside_it(harness: Harness) -> None:
     _record_children(harness, runs)
     job = dataclasses.replace(cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py"), stage="confirm")
     out = harness.evaluate(job)
+    harness.baselines.wait(120)
     assert out.result.verdict == common_pb2.PASSED
     assert [m for m, _, _ in runs] == ["reference", "candidate"]
     assert runs[-1][2].time_baselines and "baselines" not in _checks(out)
@@ -87,13 +96,16 @@ def test_baselines_are_timed_again_when_they_are_old(harness: Harness) -> None:
     _record_children(harness, runs)
     harness.baselines.max_age_s = 1.0
     job = cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py")
-    harness.evaluate(job)
+    _evaluate_after_baselines(harness, job, 0)
     time.sleep(1.2)
-    harness.evaluate(job)
+    stale = harness.evaluate(job)
+    harness.baselines.wait(120)
     assert [m for m, _, _ in runs].count("baselines") == 2
+    assert "being sampled on their own" in _checks(stale)["baselines"]   # old ones are not used
     # Another job (its own seeds) gets baselines of its own.
     harness.baselines.max_age_s = 600.0
     harness.evaluate(dataclasses.replace(job, seed=job.seed + 1))
+    harness.baselines.wait(120)
     assert [m for m, _, _ in runs].count("baselines") == 3
 
 
@@ -101,13 +113,13 @@ def test_a_failed_baselines_run_leaves_candidates_timing_their_own(harness: Harn
     runs: list[tuple[str, bool, EvalPlan]] = []
     _record_children(harness, runs, break_baselines=True)
     job = cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py")
-    outs = [harness.evaluate(job) for _ in range(2)]
-    assert [o.result.verdict for o in outs] == [common_pb2.PASSED] * 2
+    outs = _evaluate_after_baselines(harness, job, 2)
+    assert [o.result.verdict for o in outs] == [common_pb2.PASSED] * 3
     # Tried once (the failure is remembered like a success), never charged to the candidates.
     assert [m for m, _, _ in runs].count("baselines") == 1
     assert all(plan.time_baselines for m, _, plan in runs if m == "candidate")
-    assert all("could not be timed on their own" in _checks(o)["baselines"] for o in outs)
-    assert "spec cannot be loaded" in _checks(outs[0])["baselines"]
+    assert all("could not be timed on their own" in _checks(o)["baselines"] for o in outs[1:])
+    assert "spec cannot be loaded" in _checks(outs[1])["baselines"]
 
 
 def test_settings_can_turn_job_baselines_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -118,6 +130,7 @@ def test_settings_can_turn_job_baselines_off(tmp_path: Path, monkeypatch: pytest
     _record_children(h, runs)
     try:
         out = h.evaluate(cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py"))
+        h.baselines.wait(120)
     finally:
         h.close()
     assert out.result.verdict == common_pb2.PASSED and "baselines" not in [m for m, _, _ in runs]
@@ -152,3 +165,23 @@ def test_only_a_measuring_pools_full_stage_uses_job_baselines() -> None:
     assert not job_baselines.eligible(dataclasses.replace(gpu, stage="screen"))
     # GPU time is the fitness of a CUDA-graphs job: its candidates sample all three interleaved.
     assert not job_baselines.eligible(dataclasses.replace(gpu, cuda_graphs=True))
+
+
+def test_no_candidate_waits_for_its_jobs_baselines_run(harness: Harness) -> None:
+    # A baselines run that takes long (a slow torch.compile) holds no candidate back.
+    child = harness._child
+
+    def slow(job, mode, work, timeout_s, grace=None):  # type: ignore[no-untyped-def]
+        if mode == "baselines":
+            time.sleep(20)
+        return child(job, mode, work, timeout_s, grace)
+
+    harness._child = slow  # type: ignore[method-assign]
+    job = cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py")
+    started = time.monotonic()
+    outs = [harness.evaluate(job) for _ in range(2)]
+    took = time.monotonic() - started
+    assert [o.result.verdict for o in outs] == [common_pb2.PASSED] * 2
+    assert took < 20, took
+    assert all("being sampled on their own" in _checks(o)["baselines"] for o in outs)
+    harness.baselines.wait(120)
