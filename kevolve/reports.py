@@ -190,7 +190,7 @@ class EvaluationReport(_Report):
     timing: dict[str, CaseTiming] = Field(default_factory=dict)   # by case index, as a string
     gpu_wait_s: float = 0.0             # queued for the GPU lock behind other candidates' timing
     gpu_lock_window: list[float] = Field(default_factory=list)    # [taken, given back], epoch seconds
-    # When this evaluation timed its job's baselines (the first candidate of a job on a worker).
+    # When its job's baselines run held the GPU lock (in the first report to use those baselines).
     baseline_lock_window: list[float] = Field(default_factory=list)
     finished_at: float = 0.0            # epoch seconds the verdict was reached (0: not recorded)
     phases_s: dict[str, float] = Field(default_factory=dict)      # the worker's phases, in order

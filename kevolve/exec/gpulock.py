@@ -33,12 +33,17 @@ def device_key() -> str:
 
 
 class GpuLock:
-    """``acquire()`` blocks until this host's lock on the GPU is ours; ``release()`` gives it back."""
+    """``acquire()`` blocks until this host's lock on the GPU is ours; ``release()`` gives it back
+    (and does nothing when the lock is not held)."""
 
     def __init__(self, lock_dir: Path = DEFAULT_DIR, key: str | None = None) -> None:
         lock_dir.mkdir(parents=True, exist_ok=True)
         self.path = lock_dir / f"gpu-{key or device_key()}.lock"
         self._fh: IO[bytes] | None = None
+        # When it was last held ([taken, given back], epoch seconds; [taken] while held): the
+        # GPU time a holder is charged with. Closed before the lock is given up, so the next
+        # holder's window starts after this one ends.
+        self.window: list[float] = []
 
     def acquire(self) -> float:
         """Take the lock; returns the seconds spent waiting for it."""
@@ -52,10 +57,12 @@ class GpuLock:
             fh.close()
             raise
         self._fh = fh
+        self.window = [time.time()]
         return time.monotonic() - started
 
     def release(self) -> None:
         if self._fh is not None:
+            self.window.append(time.time())
             fh, self._fh = self._fh, None
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
             fh.close()

@@ -54,11 +54,10 @@ _LOCKS_GUARD = threading.Lock()
 
 
 def _give_back(gpu_lock: GpuLock | None, state: RunState) -> None:
-    """Release the GPU lock if this evaluation holds it, closing its recorded window first
-    (the next taker's window then starts after this one ends)."""
+    """Release the GPU lock if this evaluation holds it; the report keeps when it was held."""
     if gpu_lock is not None and gpu_lock.held:
-        state.gpu_lock_window.append(time.time())
         gpu_lock.release()
+        state.gpu_lock_window = list(gpu_lock.window)
 
 
 class Harness:
@@ -415,7 +414,6 @@ class Harness:
                     if not state.failed and gpu_lock is not None:
                         grace.pause()
                         gpu_lock.acquire()
-                        state.gpu_lock_window = [time.time()]
                         grace.resume()
                         state.phase("gpu_wait")   # queued behind other candidates' timing
                     (work / (STOP if state.failed else GO)).touch()

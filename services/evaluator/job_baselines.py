@@ -26,8 +26,6 @@ job). Until its numbers are in, the job's candidates sample all three interleave
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
 import threading
 import time
@@ -38,7 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
-import torch
 
 from kevolve.exec import sandbox
 from kevolve.exec.gpulock import GpuLock, device_key
@@ -119,16 +116,16 @@ class JobBaselines:
         self._running: dict[str, threading.Thread] = {}
         self._guard = threading.Lock()
 
-    def key(self, job: EvalJob, plan: EvalPlan) -> str:
-        """Same spec, sizes, seeds, weights, precision policy, software and GPU: same baselines."""
-        return hashlib.sha256(json.dumps(
-            [job.tenant, job.spec_source, plan.model_dump(), job.platform.name, torch.__version__, device_key()],
-            sort_keys=True).encode()).hexdigest()
+    @staticmethod
+    def key(job: EvalJob, ref_dir: Path) -> str:
+        """Same reference run (its cache key covers the tenant, the spec, the plan's sizes, seeds
+        and precision policy, and torch's version), platform and GPU: same baselines."""
+        return f"{ref_dir.name}:{job.platform.name}:{device_key()}"
 
     def get(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult) -> Baselines | None:
         """The job's baselines (or the failure of their run) when fresh; else None, and their
         run is started in the background unless it is already going."""
-        key = self.key(job, plan)
+        key = self.key(job, ref_dir)
         with self._guard:
             cached = self._entries.get(key)
             if cached is not None and time.time() - cached.timed_at < self.max_age_s:
@@ -136,7 +133,7 @@ class JobBaselines:
                 return cached
             if key not in self._running:
                 thread = threading.Thread(target=self._run, args=(key, job, plan, ref_dir, ref), daemon=True,
-                                          name=f"baselines-{key[:8]}")
+                                          name=f"baselines-{ref_dir.name[:8]}")
                 self._running[key] = thread
                 thread.start()
         return None
@@ -195,25 +192,20 @@ class JobBaselines:
         holder: dict[str, sandbox.SandboxResult] = {}
         grace = sandbox.Grace()
         gpu_lock = GpuLock(self._lock_dir)
-        window: list[float] = []
         thread = threading.Thread(
             target=lambda: holder.update(run=self._run_child(job, "baselines", work, self._timeout_s, grace)),
             daemon=True)
         thread.start()
         try:
             while thread.is_alive():
-                if not window and (work / PHASE1_MARKER).exists():
+                if not gpu_lock.window and (work / PHASE1_MARKER).exists():
                     grace.pause()
                     gpu_lock.acquire()
-                    window.append(time.time())
                     grace.resume()
                     (work / GO).touch()
-                if len(window) == 1 and (work / TIMED_MARKER).exists():
-                    window.append(time.time())
+                if gpu_lock.held and (work / TIMED_MARKER).exists():
                     gpu_lock.release()
                 thread.join(0.02)
         finally:
-            if gpu_lock.held:
-                window.append(time.time())
-                gpu_lock.release()
-        return window, holder["run"]
+            gpu_lock.release()
+        return list(gpu_lock.window), holder["run"]

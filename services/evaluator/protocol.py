@@ -106,9 +106,10 @@ class EvalPlan(_Document):
     # The job allows TF32: the candidate child's baselines (eager, torch.compile) use it. The
     # reference child never does: the outputs a kernel is judged against are full float32.
     allow_tf32: bool = False
-    # The candidate child times eager and torch.compile beside the candidate, interleaved.
-    # False: its job's baselines were timed once by a ``baselines`` child (no candidate code
-    # in that process), and the candidate is timed alone.
+    # The candidate child samples eager's and torch.compile's GPU time beside the candidate,
+    # interleaved. False: its job's baselines were sampled once by a ``baselines`` child (no
+    # candidate code in that process), and the candidate samples itself alone (its call loop
+    # still runs all three).
     time_baselines: bool = True
 
     def write(self, work: Path) -> None:
@@ -155,12 +156,11 @@ class CandidateResult(ChildStatus):
 
 
 class BaselineResult(ChildStatus):
-    """``baselines.result.json``: eager PyTorch and torch.compile timed for every case of a job's
-    plan by a process that loads only the spec (no candidate code can touch these numbers)."""
+    """``baselines.result.json``: eager PyTorch's and torch.compile's GPU times sampled for every
+    case of a job's plan by a process that loads only the spec (no candidate code can touch
+    these numbers)."""
 
     timings: dict[str, CaseTiming] = Field(default_factory=dict)    # by case index, as a string
-    environment: dict[str, str] = Field(default_factory=dict)
-    phases_s: dict[str, float] = Field(default_factory=dict)
 
 
 def result_file(mode: str) -> str:

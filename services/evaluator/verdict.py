@@ -65,7 +65,7 @@ class RunState:
     phases: dict[str, float] = field(default_factory=dict)
     # When this evaluation held the GPU lock (epoch seconds, [taken, given back]), if it did.
     gpu_lock_window: list[float] = field(default_factory=list)
-    # When this evaluation's run of its job's baselines held the GPU lock, if it ran them.
+    # When its job's baselines run held the GPU lock, if this is the first evaluation to use them.
     baseline_lock_window: list[float] = field(default_factory=list)
     child_phases: dict[str, float] = field(default_factory=dict)  # as the candidate process saw them
     _mark: float = field(default_factory=time.perf_counter)

@@ -14,6 +14,7 @@ from kevolve.exec.gpulock import GpuLock, device_key
 
 def test_two_holders_never_overlap(tmp_path: Path) -> None:
     spans: list[tuple[float, float]] = []
+    windows: list[list[float]] = []
     waits: list[float] = []
 
     def hold() -> None:
@@ -23,6 +24,8 @@ def test_two_holders_never_overlap(tmp_path: Path) -> None:
         time.sleep(0.3)
         spans.append((start, time.monotonic()))
         lock.release()
+        lock.release()   # not held: nothing happens, the window stays as it was
+        windows.append(lock.window)
 
     threads = [threading.Thread(target=hold) for _ in range(3)]
     for t in threads:
@@ -32,6 +35,10 @@ def test_two_holders_never_overlap(tmp_path: Path) -> None:
     spans.sort()
     assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
     assert max(waits) >= 0.5  # the last one queued behind the other two
+    # Each lock records when it was held; the windows it reports never overlap either.
+    windows.sort()
+    assert all(len(w) == 2 and w[1] - w[0] >= 0.3 for w in windows)
+    assert all(a[1] <= b[0] for a, b in zip(windows, windows[1:]))
 
 
 def test_different_gpus_do_not_wait_for_each_other(tmp_path: Path) -> None:

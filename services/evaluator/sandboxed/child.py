@@ -444,7 +444,6 @@ def run_baselines(plan: EvalPlan, work: Path) -> BaselineResult:
     handshake as a candidate (prepare, ``PHASE1_MARKER``, wait for GO, time); no call loop."""
     from .platforms import create_timing_platform
 
-    started = time.monotonic()
     platform = create_timing_platform(plan.platform.resolved(plan.machine_model_in(work)))
     ref_meta = ReferenceResult.model_validate_json((work / REF_META_FILE).read_text()).cases
     source = (work / SPEC_FILE).read_text()
@@ -460,21 +459,18 @@ def run_baselines(plan: EvalPlan, work: Path) -> BaselineResult:
             make_inputs=_timing_inputs(spec, case, plan.device),
             make_reference=_reference_model(spec, case, work, plan.device),
             bytes_moved=float(ref_meta[str(case.index)].bytes_moved if str(case.index) in ref_meta else 0),
-            contenders=("eager", "compile"), call_loop=False,
+            contenders=("eager", "compile"),
         )
         platform.prepare(ctx)
         contexts[str(case.index)] = ctx
     if plan.device == "cuda":
         torch.cuda.empty_cache()
-    phases = {"prepare_timing": round(time.monotonic() - started, 3)}
     ChildStatus().write(work / PHASE1_MARKER)
     if not _wait_for_go(work):
         return BaselineResult(status="stopped")
-    mark = time.monotonic()
     timings = {index: platform.time_case(ctx) for index, ctx in contexts.items()}
-    phases["timing"] = round(time.monotonic() - mark, 3)
     ChildStatus().write(work / TIMED_MARKER)
-    return BaselineResult(timings=timings, environment=platform.environment(), phases_s=phases)
+    return BaselineResult(timings=timings)
 
 
 def float32_precision(tf32: bool) -> None:

@@ -110,8 +110,7 @@ def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signat
     allocated = {b.name for b in lowered.temporaries} | {src.buffer.name for src in kept}
     body.extend(_steps(lowered.kernels, names, allocated))
     outs = [b.name for b in lowered.outputs]
-    for i, buf in enumerate(lowered.outputs):
-        shape = lowered.output_shapes[i] if i < len(lowered.output_shapes) else buf.shape
+    for i, (buf, shape) in enumerate(zip(lowered.outputs, lowered.output_shapes, strict=True)):
         if tuple(shape) != tuple(buf.shape):   # a reshape of the buffer: returned as a view
             dims = ", ".join(str(s) for s in shape)
             outs[i] = f"{buf.name}.view(({dims}{',' if len(shape) == 1 else ''}))"

@@ -67,9 +67,9 @@ class LoweredCase:
     temporaries: list[Buffer]
     outputs: list[Buffer]
     scalars: list[RuntimeScalar]
-    # The shape forward returns each output in, where it is a reshape of its buffer (a view
-    # the wrapper returns, not a copy a kernel makes); empty or the buffer's own shape: as is.
-    output_shapes: list[tuple[int, ...]] = field(default_factory=list)
+    # The shape forward returns each output in: where it is not its buffer's own, the output
+    # is a reshape of the buffer (a view the wrapper returns, not a copy a kernel makes).
+    output_shapes: list[tuple[int, ...]]
 
 
 class CaseLowerer:

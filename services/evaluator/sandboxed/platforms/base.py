@@ -81,13 +81,12 @@ class TimingContext:
     bytes_moved: float
     launches: list[KernelLaunch] = field(default_factory=list)
     # Which contenders a measuring timer prepares, and sets its lead by, and calls back to back
-    # in its call loop (interleaved: that view depends on the host's load of the moment).
+    # in its call loop (interleaved: that view depends on the host's load of the moment; a run
+    # without the candidate, which samples a job's baselines, has no call loop).
     contenders: tuple[str, ...] = ("candidate", "eager", "compile")
     # Which of them get cold-L2 GPU-time samples (None: all). A full-stage candidate whose job's
-    # baselines were sampled once, by a run without candidate code, samples itself alone; that
-    # run samples the baselines and has no call loop (``call_loop=False``).
+    # baselines were sampled once, by a run without candidate code, samples itself alone.
     sampled: tuple[str, ...] | None = None
-    call_loop: bool = True
     # For runner "simulated": the machine model file (absolute path), from kb/platforms.toml.
     machine_model: str = ""
 

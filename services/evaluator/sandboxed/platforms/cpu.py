@@ -39,7 +39,7 @@ class CpuInterpreter:
         """Nothing to compile or warm: the interpreter runs the kernels as they are."""
 
     def time_case(self, ctx: TimingContext) -> CaseTiming:
-        if "candidate" in (ctx.contenders if ctx.sampled is None else ctx.sampled):
+        if "candidate" in ctx.contenders:
             for i in range(CALLS):
                 ctx.run_candidate(ctx.make_inputs(i))
         else:  # a job's baselines: the reference runs as a measuring pool's would, unmeasured

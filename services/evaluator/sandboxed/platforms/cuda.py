@@ -370,7 +370,8 @@ class CudaTimer:
         # estimate and its issue time in the call loop's length.
         per_call = {k: max(gpu_ms[k], issue_ms[k]) if k in names else max(estimates[k], issue_us[k] / 1e3)
                     for k in contenders}
-        loop_ms = self.call_loop(contenders, sets, max(per_call.values())) if ctx.call_loop else {}
+        # The loop compares the candidate with its baselines: a run of the baselines alone has none.
+        loop_ms = self.call_loop(contenders, sets, max(per_call.values())) if "candidate" in contenders else {}
         return CaseTiming(
             candidate_ms=gpu_ms.get("candidate", 0.0),
             eager_ms=gpu_ms.get("eager", 0.0),
