@@ -7,7 +7,8 @@
 # minute, wall time per evaluation (median, p95) and per phase, the GPU's busy share.
 # Defaults: examples/softmax.py, cpu, 40 candidates, OUT=bench/results, 4 evaluations at once
 # per pool. KEVOLVE_EVALUATOR_WARM_POOL=false measures candidates started as fresh processes;
-# WORKERS=2 starts two evaluator workers on the GPU pool (they share the GPU and its lock).
+# WORKERS=2 starts two evaluator workers on the GPU pool (they share the GPU and its lock);
+# WALL_CLOCK_S (default 1800) is the search's own time limit: it ends then, keeping its report.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SPEC=${1:-examples/softmax.py}; PLATFORM=${2:-cpu}; BUDGET=${3:-40}
@@ -23,7 +24,7 @@ RUN=${RUN:-/tmp/kevolve-throughput-$(date +%s)}
 UP=$!
 for _ in $(seq 1 240); do [ -f "$RUN/state.json" ] && break; sleep 0.5; done
 "$PY" -m kevolve.client.main throughput "$SPEC" --platform "$PLATFORM" --budget "$BUDGET" --out "$OUT" \
-  --run-dir "$RUN" --parallelism "${PARALLELISM:-4}"
+  --run-dir "$RUN" --parallelism "${PARALLELISM:-4}" --wall-clock-s "${WALL_CLOCK_S:-1800}"
 STATUS=$?
 kill -TERM $UP; wait $UP
 exit $STATUS

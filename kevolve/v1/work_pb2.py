@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from kevolve.v1 import common_pb2 as kevolve_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15kevolve/v1/work.proto\x12\nkevolve.v1\x1a\x17kevolve/v1/common.proto\"\xa0\x04\n\rExpandRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpansion_id\x18\x02 \x01(\t\x12\x10\n\x08platform\x18\x03 \x01(\t\x12\x11\n\tspec_name\x18\x04 \x01(\t\x12\x10\n\x08spec_key\x18\x05 \x01(\t\x12\'\n\x06parent\x18\x06 \x01(\x0b\x32\x17.kevolve.v1.NodeSummary\x12*\n\tancestors\x18\x07 \x03(\x0b\x32\x17.kevolve.v1.NodeSummary\x12)\n\x08siblings\x18\x08 \x03(\x0b\x32\x17.kevolve.v1.NodeSummary\x12-\n\x0c\x63ontext_mode\x18\t \x01(\x0e\x32\x17.kevolve.v1.ContextMode\x12\x12\n\ngeneration\x18\n \x01(\x05\x12\x0c\n\x04seed\x18\x0b \x01(\x03\x12\r\n\x05model\x18\x0c \x01(\t\x12\'\n\x06\x65lites\x18\r \x03(\x0b\x32\x17.kevolve.v1.NodeSummary\x12\x18\n\x10pending_siblings\x18\x0e \x01(\x05\x12\x0e\n\x06tenant\x18\x0f \x01(\t\x12:\n\tcpu_sizes\x18\x10 \x03(\x0b\x32\'.kevolve.v1.ExpandRequest.CpuSizesEntry\x12\x12\n\nallow_tf32\x18\x11 \x01(\x08\x1a/\n\rCpuSizesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\xfd\x01\n\tDiagnosis\x12\x10\n\x08\x63\x61tegory\x18\x01 \x01(\t\x12\x1b\n\x13\x63ompile_error_class\x18\x02 \x01(\t\x12\x1b\n\x13\x63orrectness_pattern\x18\x03 \x01(\t\x12\x12\n\nbottleneck\x18\x04 \x01(\t\x12\x10\n\x08\x65vidence\x18\x05 \x01(\t\x12\r\n\x05tried\x18\x06 \x03(\t\x12\x10\n\x08keywords\x18\x07 \x03(\t\x12/\n\x05\x66\x61\x63ts\x18\x08 \x03(\x0b\x32 .kevolve.v1.Diagnosis.FactsEntry\x1a,\n\nFactsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xab\x01\n\x0fGenerateRequest\x12)\n\x06\x65xpand\x18\x01 \x01(\x0b\x32\x19.kevolve.v1.ExpandRequest\x12\x12\n\nprompt_key\x18\x02 \x01(\t\x12(\n\tdiagnosis\x18\x03 \x01(\x0b\x32\x15.kevolve.v1.Diagnosis\x12\x16\n\x0eretrieved_docs\x18\x04 \x03(\tJ\x04\x08\x05\x10\x06R\x11system_prompt_key\"\xf1\x03\n\x12\x43\x61ndidateGenerated\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpansion_id\x18\x02 \x01(\t\x12\x11\n\tparent_id\x18\x03 \x01(\t\x12\x10\n\x08\x63ode_key\x18\x04 \x01(\t\x12\x0f\n\x07\x62\x61\x63kend\x18\x05 \x01(\t\x12 \n\x05usage\x18\x06 \x01(\x0b\x32\x11.kevolve.v1.Usage\x12\x12\n\nprompt_key\x18\x07 \x01(\t\x12\x16\n\x0eretrieved_docs\x18\x08 \x03(\t\x12>\n\x08tunables\x18\t \x03(\x0b\x32,.kevolve.v1.CandidateGenerated.TunablesEntry\x12-\n\x0c\x63ontext_mode\x18\n \x01(\x0e\x32\x17.kevolve.v1.ContextMode\x12\r\n\x05\x65rror\x18\x0b \x01(\t\x12\x12\n\ngeneration\x18\x0c \x01(\x05\x12(\n\tdiagnosis\x18\r \x01(\x0b\x32\x15.kevolve.v1.Diagnosis\x12\x14\n\x0cgeneration_s\x18\x0e \x01(\x01\x12\x11\n\treply_key\x18\x0f \x01(\t\x12\x1b\n\x13job_cannot_continue\x18\x10 \x01(\x08\x1a/\n\rTunablesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15kevolve/v1/work.proto\x12\nkevolve.v1\x1a\x17kevolve/v1/common.proto\"\xb9\x04\n\rExpandRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpansion_id\x18\x02 \x01(\t\x12\x10\n\x08platform\x18\x03 \x01(\t\x12\x11\n\tspec_name\x18\x04 \x01(\t\x12\x10\n\x08spec_key\x18\x05 \x01(\t\x12\'\n\x06parent\x18\x06 \x01(\x0b\x32\x17.kevolve.v1.NodeSummary\x12*\n\tancestors\x18\x07 \x03(\x0b\x32\x17.kevolve.v1.NodeSummary\x12)\n\x08siblings\x18\x08 \x03(\x0b\x32\x17.kevolve.v1.NodeSummary\x12-\n\x0c\x63ontext_mode\x18\t \x01(\x0e\x32\x17.kevolve.v1.ContextMode\x12\x12\n\ngeneration\x18\n \x01(\x05\x12\x0c\n\x04seed\x18\x0b \x01(\x03\x12\r\n\x05model\x18\x0c \x01(\t\x12\'\n\x06\x65lites\x18\r \x03(\x0b\x32\x17.kevolve.v1.NodeSummary\x12\x18\n\x10pending_siblings\x18\x0e \x01(\x05\x12\x0e\n\x06tenant\x18\x0f \x01(\t\x12:\n\tcpu_sizes\x18\x10 \x03(\x0b\x32\'.kevolve.v1.ExpandRequest.CpuSizesEntry\x12\x12\n\nallow_tf32\x18\x11 \x01(\x08\x12\x17\n\x0ftried_code_keys\x18\x12 \x03(\t\x1a/\n\rCpuSizesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\xfd\x01\n\tDiagnosis\x12\x10\n\x08\x63\x61tegory\x18\x01 \x01(\t\x12\x1b\n\x13\x63ompile_error_class\x18\x02 \x01(\t\x12\x1b\n\x13\x63orrectness_pattern\x18\x03 \x01(\t\x12\x12\n\nbottleneck\x18\x04 \x01(\t\x12\x10\n\x08\x65vidence\x18\x05 \x01(\t\x12\r\n\x05tried\x18\x06 \x03(\t\x12\x10\n\x08keywords\x18\x07 \x03(\t\x12/\n\x05\x66\x61\x63ts\x18\x08 \x03(\x0b\x32 .kevolve.v1.Diagnosis.FactsEntry\x1a,\n\nFactsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xab\x01\n\x0fGenerateRequest\x12)\n\x06\x65xpand\x18\x01 \x01(\x0b\x32\x19.kevolve.v1.ExpandRequest\x12\x12\n\nprompt_key\x18\x02 \x01(\t\x12(\n\tdiagnosis\x18\x03 \x01(\x0b\x32\x15.kevolve.v1.Diagnosis\x12\x16\n\x0eretrieved_docs\x18\x04 \x03(\tJ\x04\x08\x05\x10\x06R\x11system_prompt_key\"\xf1\x03\n\x12\x43\x61ndidateGenerated\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpansion_id\x18\x02 \x01(\t\x12\x11\n\tparent_id\x18\x03 \x01(\t\x12\x10\n\x08\x63ode_key\x18\x04 \x01(\t\x12\x0f\n\x07\x62\x61\x63kend\x18\x05 \x01(\t\x12 \n\x05usage\x18\x06 \x01(\x0b\x32\x11.kevolve.v1.Usage\x12\x12\n\nprompt_key\x18\x07 \x01(\t\x12\x16\n\x0eretrieved_docs\x18\x08 \x03(\t\x12>\n\x08tunables\x18\t \x03(\x0b\x32,.kevolve.v1.CandidateGenerated.TunablesEntry\x12-\n\x0c\x63ontext_mode\x18\n \x01(\x0e\x32\x17.kevolve.v1.ContextMode\x12\r\n\x05\x65rror\x18\x0b \x01(\t\x12\x12\n\ngeneration\x18\x0c \x01(\x05\x12(\n\tdiagnosis\x18\r \x01(\x0b\x32\x15.kevolve.v1.Diagnosis\x12\x14\n\x0cgeneration_s\x18\x0e \x01(\x01\x12\x11\n\treply_key\x18\x0f \x01(\t\x12\x1b\n\x13job_cannot_continue\x18\x10 \x01(\x08\x1a/\n\rTunablesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,17 +39,17 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CANDIDATEGENERATED_TUNABLESENTRY']._loaded_options = None
   _globals['_CANDIDATEGENERATED_TUNABLESENTRY']._serialized_options = b'8\001'
   _globals['_EXPANDREQUEST']._serialized_start=63
-  _globals['_EXPANDREQUEST']._serialized_end=607
-  _globals['_EXPANDREQUEST_CPUSIZESENTRY']._serialized_start=560
-  _globals['_EXPANDREQUEST_CPUSIZESENTRY']._serialized_end=607
-  _globals['_DIAGNOSIS']._serialized_start=610
-  _globals['_DIAGNOSIS']._serialized_end=863
-  _globals['_DIAGNOSIS_FACTSENTRY']._serialized_start=819
-  _globals['_DIAGNOSIS_FACTSENTRY']._serialized_end=863
-  _globals['_GENERATEREQUEST']._serialized_start=866
-  _globals['_GENERATEREQUEST']._serialized_end=1037
-  _globals['_CANDIDATEGENERATED']._serialized_start=1040
-  _globals['_CANDIDATEGENERATED']._serialized_end=1537
-  _globals['_CANDIDATEGENERATED_TUNABLESENTRY']._serialized_start=1490
-  _globals['_CANDIDATEGENERATED_TUNABLESENTRY']._serialized_end=1537
+  _globals['_EXPANDREQUEST']._serialized_end=632
+  _globals['_EXPANDREQUEST_CPUSIZESENTRY']._serialized_start=585
+  _globals['_EXPANDREQUEST_CPUSIZESENTRY']._serialized_end=632
+  _globals['_DIAGNOSIS']._serialized_start=635
+  _globals['_DIAGNOSIS']._serialized_end=888
+  _globals['_DIAGNOSIS_FACTSENTRY']._serialized_start=844
+  _globals['_DIAGNOSIS_FACTSENTRY']._serialized_end=888
+  _globals['_GENERATEREQUEST']._serialized_start=891
+  _globals['_GENERATEREQUEST']._serialized_end=1062
+  _globals['_CANDIDATEGENERATED']._serialized_start=1065
+  _globals['_CANDIDATEGENERATED']._serialized_end=1562
+  _globals['_CANDIDATEGENERATED_TUNABLESENTRY']._serialized_start=1515
+  _globals['_CANDIDATEGENERATED_TUNABLESENTRY']._serialized_end=1562
 # @@protoc_insertion_point(module_scope)

@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ExpandRequest(_message.Message):
-    __slots__ = ("job_id", "expansion_id", "platform", "spec_name", "spec_key", "parent", "ancestors", "siblings", "context_mode", "generation", "seed", "model", "elites", "pending_siblings", "tenant", "cpu_sizes", "allow_tf32")
+    __slots__ = ("job_id", "expansion_id", "platform", "spec_name", "spec_key", "parent", "ancestors", "siblings", "context_mode", "generation", "seed", "model", "elites", "pending_siblings", "tenant", "cpu_sizes", "allow_tf32", "tried_code_keys")
     class CpuSizesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -33,6 +33,7 @@ class ExpandRequest(_message.Message):
     TENANT_FIELD_NUMBER: _ClassVar[int]
     CPU_SIZES_FIELD_NUMBER: _ClassVar[int]
     ALLOW_TF32_FIELD_NUMBER: _ClassVar[int]
+    TRIED_CODE_KEYS_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     expansion_id: str
     platform: str
@@ -50,7 +51,8 @@ class ExpandRequest(_message.Message):
     tenant: str
     cpu_sizes: _containers.ScalarMap[str, int]
     allow_tf32: bool
-    def __init__(self, job_id: _Optional[str] = ..., expansion_id: _Optional[str] = ..., platform: _Optional[str] = ..., spec_name: _Optional[str] = ..., spec_key: _Optional[str] = ..., parent: _Optional[_Union[_common_pb2.NodeSummary, _Mapping]] = ..., ancestors: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., siblings: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., generation: _Optional[int] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., elites: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., pending_siblings: _Optional[int] = ..., tenant: _Optional[str] = ..., cpu_sizes: _Optional[_Mapping[str, int]] = ..., allow_tf32: _Optional[bool] = ...) -> None: ...
+    tried_code_keys: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, job_id: _Optional[str] = ..., expansion_id: _Optional[str] = ..., platform: _Optional[str] = ..., spec_name: _Optional[str] = ..., spec_key: _Optional[str] = ..., parent: _Optional[_Union[_common_pb2.NodeSummary, _Mapping]] = ..., ancestors: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., siblings: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., context_mode: _Optional[_Union[_common_pb2.ContextMode, str]] = ..., generation: _Optional[int] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., elites: _Optional[_Iterable[_Union[_common_pb2.NodeSummary, _Mapping]]] = ..., pending_siblings: _Optional[int] = ..., tenant: _Optional[str] = ..., cpu_sizes: _Optional[_Mapping[str, int]] = ..., allow_tf32: _Optional[bool] = ..., tried_code_keys: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Diagnosis(_message.Message):
     __slots__ = ("category", "compile_error_class", "correctness_pattern", "bottleneck", "evidence", "tried", "keywords", "facts")

@@ -56,6 +56,22 @@ def elites(session: Session, job: JobRow, limit: int) -> list[common_pb2.NodeSum
     return out
 
 
+# Enough for a search of thousands of candidates (a key is ~75 bytes: 2048 keys ~150 KB, under
+# NATS's 1 MB message limit); older code beyond it may be proposed again, and the controller's
+# own de-duplication still keeps it from a second evaluation.
+MAX_TRIED_CODE_KEYS = 2048
+
+
+def tried_code_keys(session: Session, job_id: str, limit: int = MAX_TRIED_CODE_KEYS) -> list[str]:
+    """The distinct code keys of a job's candidates, most recent first."""
+    last = func.max(NodeRow.seq)
+    rows = session.execute(
+        select(NodeRow.code_key, last).where(NodeRow.job_id == job_id, NodeRow.code_key != "")
+        .group_by(NodeRow.code_key).order_by(last.desc()).limit(limit)
+    ).all()
+    return [row[0] for row in rows]
+
+
 def expand_request(session: Session, job: JobRow, exp: ExpansionRow, *, n_ancestors: int, n_siblings: int,
                    n_elites: int) -> work_pb2.ExpandRequest:
     req = work_pb2.ExpandRequest(
@@ -75,6 +91,7 @@ def expand_request(session: Session, job: JobRow, exp: ExpansionRow, *, n_ancest
         ).all()
         req.siblings.extend(node_summary(n) for n in siblings)
     req.elites.extend(elites(session, job, n_elites))
+    req.tried_code_keys.extend(tried_code_keys(session, job.id))
     req.pending_siblings = session.scalar(
         select(func.count()).select_from(ExpansionRow).where(
             ExpansionRow.job_id == job.id, ExpansionRow.parent_id == exp.parent_id,

@@ -30,7 +30,9 @@ from services.generator.offline.lower import Program, lower
 from services.generator.offline.ops import Unsupported
 from services.generator.offline.specparts import spec_parts
 from services.generator.offline.templates import Template, load_templates
-from services.generator.offline.tuning import choose
+from services.generator.offline.tuning import preferences
+from services.generator.backends.distinct import (
+    GENERAL_RENDER_BUDGET_S, MAX_GENERAL_RENDERS, MAX_TEMPLATE_RENDERS, pick_new_code)
 from services.generator.tracer import RESULT_FILE as TRACE_RESULT_FILE
 from services.generator.tracer import TraceResult
 
@@ -177,36 +179,50 @@ class OfflineBackend:
             parts = spec_parts(spec_source)
         except (Unsupported, SyntaxError) as exc:
             return await self._general_program(request, spec_source, str(exc))
-        errors = []
-        remaining = list(templates)
-        while remaining:
-            template, tunables = choose(remaining, request)
+        failed: dict[str, str] = {}  # template name -> why it cannot serve this spec
+
+        async def render(template: Template, tunables: dict[str, str]) -> str | None:
             try:
-                code = self.render(template, tunables, traced, spec_source, parts)
+                return self.render(template, tunables, traced, spec_source, parts)
             except Unsupported as exc:
-                errors.append(f"{template.name}: {exc}")
-                remaining.remove(template)
-                continue
+                failed[template.name] = f"{template.name}: {exc}"
             except Exception as exc:
                 # Deterministic: a redelivery would fail the same way, so answer NO_CODE now.
                 log.error("template rendering failed", template=template.name, error=repr(exc))
-                errors.append(f"{template.name}: internal error {type(exc).__name__}: {exc}")
-                remaining.remove(template)
-                continue
+                failed[template.name] = f"{template.name}: internal error {type(exc).__name__}: {exc}"
+            return None
+
+        # Read lazily: once a template fails, its other options are passed over unrendered.
+        options = ((t, tun) for t, tun in preferences(templates, request) if t.name not in failed)
+        found = await pick_new_code(options, render, request.expand, MAX_TEMPLATE_RENDERS)
+        if found is not None:
+            template, tunables, code = found
             return Generation(code=code, tunables={"template": template.name, **tunables})
-        return await self._general_program(request, spec_source, "; ".join(errors))
+        return await self._general_program(request, spec_source, "; ".join(failed.values()))
 
     async def _general_program(self, request: work_pb2.GenerateRequest, spec_source: str, why: str) -> Generation:
         """The general lowering's kernel program for a spec no template serves: its tunables
         moved from the parent's, one knob at a time, as the template search moves them."""
-        _, tuned = choose([self._general_space], request)
-        code, error, details = await self._general.generate(spec_source, request.expand.spec_name or "spec",
-                                                            request.expand.tenant or "default",
-                                                            cpu_sizes=dict(request.expand.cpu_sizes), tuned=tuned,
-                                                            allow_tf32=request.expand.allow_tf32)
-        if code is None:
+        errors: list[str] = []
+        rendered: list[str] = []
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + GENERAL_RENDER_BUDGET_S
+
+        async def render(_: Template, tuned: dict[str, str]) -> str | None:
+            if errors and not rendered:
+                return None  # the spec itself is out of reach: the same error under every tunable
+            code, error, _details = await self._general.generate(
+                spec_source, request.expand.spec_name or "spec", request.expand.tenant or "default",
+                cpu_sizes=dict(request.expand.cpu_sizes), tuned=tuned, allow_tf32=request.expand.allow_tf32)
+            (rendered if code is not None else errors).append(code or error)
+            return code
+
+        found = await pick_new_code(preferences([self._general_space], request), render, request.expand,
+                                    MAX_GENERAL_RENDERS, lambda: loop.time() > deadline)
+        if found is None:
             no_template = f"no template serves it ({why}); " if why else ""
-            return Generation(code=None, error=f"offline: {no_template}{error}")
+            return Generation(code=None, error=f"offline: {no_template}{errors[0] if errors else 'no code'}")
+        _, tuned, code = found
         return Generation(code=code, tunables={"template": "general", **tuned})
 
     def render(self, template: Template, tunables: dict[str, str], traced: dict[str, Any], spec_source: str,

@@ -68,18 +68,26 @@ def choose(templates: list[Template], request: work_pb2.GenerateRequest) -> tupl
     parallel expansions propose different kernels instead of the same one.
     """
     skip = max(0, request.expand.pending_siblings)
-    seen: set[tuple[tuple[str, str], ...]] = set()
     pick: tuple[Template, dict[str, str]] | None = None
+    for i, option in enumerate(preferences(templates, request)):
+        pick = option
+        if i >= skip:
+            break
+    assert pick is not None  # preferences always ends with a fallback
+    return pick
+
+
+def preferences(templates: list[Template], request: work_pb2.GenerateRequest
+                ) -> Iterator[tuple[Template, dict[str, str]]]:
+    """Every distinct (template, tunables) pair, most preferred first; the last one may repeat
+    a tried set (the whole space was tried). Two sets can still render the same code (a knob
+    that does not matter at this shape): the backend compares the code itself."""
+    seen: set[tuple[tuple[str, str], ...]] = set()
     for t, tun in _preferences(templates, request):
         key = _key({"template": t.name, **tun})
-        if key in seen:
-            continue
-        seen.add(key)
-        pick = (t, tun)
-        if len(seen) > skip:
-            break
-    assert pick is not None  # _preferences always ends with a fallback
-    return pick
+        if key not in seen:
+            seen.add(key)
+            yield t, tun
 
 
 def _preferences(templates: list[Template], request: work_pb2.GenerateRequest

@@ -65,6 +65,32 @@ async def test_later_expansions_move_the_lowerings_tunables(backend: OfflineBack
     assert child.code != first.code
 
 
+async def test_the_lowerings_search_writes_code_the_job_does_not_have(backend: OfflineBackend) -> None:
+    """Each expansion of a search through the general lowering's tunables writes a kernel
+    program the job has not seen (a knob that does not matter for this spec is passed over),
+    one knob away from its parent."""
+    from services.generator.backends.distinct import code_key
+
+    spec = SPECS[0].read_text()
+    keys: list[str] = []
+    parent: dict[str, str] = {}
+    for i in range(6):
+        request = work_pb2.GenerateRequest(diagnosis=work_pb2.Diagnosis(category="slow", bottleneck="memory_bound"))
+        request.expand.tenant = "t"
+        request.expand.seed = i
+        request.expand.tried_code_keys.extend(reversed(keys))
+        if parent:
+            request.expand.parent.node_id = "p"
+            request.expand.parent.tunables.update(parent)
+        gen = await backend.generate(request, "", spec, None)
+        assert gen.code and gen.tunables["template"] == "general", gen.error
+        if parent:
+            assert sum(parent[k] != gen.tunables[k] for k in parent) == 1
+        keys.append(code_key(gen.code))
+        parent = parent or gen.tunables
+    assert len(set(keys)) == len(keys)
+
+
 async def test_float32_products_use_tf32_only_where_the_job_allows_it(backend: OfflineBackend) -> None:
     # The precision policy: float32 operands are multiplied to float32 accuracy (three TF32
     # products) unless the job allows TF32; the permission reaches the lowering from the request.

@@ -9,6 +9,7 @@ import pytest
 
 from kevolve.config import REPO_ROOT
 from kevolve.v1 import common_pb2, work_pb2
+from services.generator.backends.distinct import code_key
 from services.generator.backends.offline import OfflineBackend
 from services.generator.offline.templates import TemplateError, load_templates
 from services.generator.offline.tuning import choose
@@ -140,6 +141,43 @@ def test_parallel_expansions_of_one_parent_propose_different_kernels() -> None:
         request.expand.pending_siblings = pending
         roots.append(choose(templates, request)[1])
     assert roots[0] == templates[0].defaults() and roots[1] != roots[0]
+
+
+async def test_a_long_search_gets_a_new_kernel_every_expansion(backend: OfflineBackend) -> None:
+    """Tunable sets that render code the job already has are passed over: knobs that do not
+    matter at the spec's shape no longer spend expansions on repeats the controller would
+    de-duplicate. Told nothing of the job's code, the same walk repeats itself."""
+    async def walk(tell: bool) -> list[str]:
+        keys: list[str] = []
+        parent: dict[str, str] | None = None
+        for i in range(40):
+            request = _request(seed=i, parent=parent, category="slow", bottleneck="memory_bound")
+            if tell:
+                request.expand.tried_code_keys.extend(reversed(keys))
+            gen = await backend.generate(request, "", SOFTMAX, None)
+            assert gen.code
+            keys.append(code_key(gen.code))
+            parent = gen.tunables if i % 4 == 0 else parent
+        return keys
+
+    told = await walk(tell=True)
+    assert len(set(told)) == len(told)
+    assert len(set(await walk(tell=False))) < len(told)
+
+
+async def test_expansions_in_flight_get_kernels_of_their_own(backend: OfflineBackend) -> None:
+    """Two expansions of one parent issued together, the second told the first is in flight,
+    write different code, and neither writes code the job has."""
+    parent = {"template": "elementwise", "BLOCK": "1024", "num_warps": "4"}
+    have = await backend.generate(_request(seed=1, parent=parent, category="slow"), "", GELU, None)
+    codes = []
+    for pending in range(2):
+        request = _request(seed=1, parent=parent, category="slow")
+        request.expand.pending_siblings = pending
+        request.expand.tried_code_keys.append(code_key(have.code or ""))
+        gen = await backend.generate(request, "", GELU, None)
+        codes.append(gen.code)
+    assert codes[0] != codes[1] and have.code not in codes
 
 
 def test_fresh_start_returns_to_defaults() -> None:

@@ -377,6 +377,23 @@ async def test_identical_code_reuses_the_verdict_instead_of_another_evaluation(s
     assert done.evaluated == 3 and done.passed == 3 and done.best_node_id == first.node_id
 
 
+async def test_expansions_carry_the_code_the_job_already_has(settings: CommonSettings, tmp_path: Path) -> None:
+    """Every expand request names the code keys of the job's candidates so far, each once and
+    the most recent first, so a generator can write a kernel the job does not have."""
+    kernels = iter(["# a\nclass ModelNew: pass\n", "# b\nclass ModelNew: pass\n", "# a\nclass ModelNew: pass\n",
+                    "# c\nclass ModelNew: pass\n"])
+    fakes = Fakes(settings, code=lambda req: next(kernels))
+    async with fakes.running(), controller(settings, controller_settings(tmp_path)) as ctl, client(ctl.port) as stub:
+        job = (await stub.SubmitJob(submit_request(budget=4, parallelism=1), timeout=90)).job
+        await wait_ended(stub, job.job_id)
+        cands = (await stub.ListCandidates(service_pb2.ListCandidatesRequest(job_id=job.job_id))).candidates
+    by_seq = [c.code_key for c in cands]
+    assert len(by_seq) == 4 and by_seq[0] == by_seq[2]
+    seen = [list(e.tried_code_keys) for e in fakes.expands]
+    assert seen[0] == [] and seen[1] == [by_seq[0]] and seen[2] == [by_seq[1], by_seq[0]]
+    assert seen[3] == [by_seq[0], by_seq[1]]  # the repeated kernel is named once, as the latest
+
+
 async def test_expansions_in_flight_from_one_parent_are_counted_for_the_generator(settings: CommonSettings,
                                                                                     tmp_path: Path) -> None:
     gate = asyncio.Event()
