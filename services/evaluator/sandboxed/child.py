@@ -84,7 +84,9 @@ def run_reference(plan: EvalPlan, work: Path) -> ReferenceResult:
         for kind in ("trials", "recheck"):
             for i, trial in enumerate(case.draws(kind)):
                 variant = trial.variant
-                values = inputs.make_inputs(spec, trial.seed, variant, device)
+                # Drawn on the device: the saved inputs are what the candidate is run on, so
+                # whatever values the device's generator gives, both sides see the same ones.
+                values = inputs.make_inputs(spec, trial.seed, variant, device, on_device=True)
                 why_raw = ""  # set when the variant left the spec's input domain
                 try:
                     with torch.no_grad():
@@ -99,7 +101,7 @@ def run_reference(plan: EvalPlan, work: Path) -> ReferenceResult:
                     # The variant left the spec's input domain (log of a negative, a cross-entropy
                     # target outside [0, 1] that torch rejects...): use the raw data instead.
                     notes.append(f"{kind}[{i}]: {variant} inputs {why_raw}; used raw inputs")
-                    values = inputs.make_inputs(spec, trial.seed, "raw", device)
+                    values = inputs.make_inputs(spec, trial.seed, "raw", device, on_device=True)
                     with torch.no_grad():
                         outs = _as_list(model(*values))
                 why = inputs.degenerate(outs)
@@ -233,6 +235,9 @@ class CandidateRun:
         self.kernels: dict[str, KernelLaunches] = {}
         self.models: dict[int, tuple[Any, Any]] = {}
         self.contexts: dict[int, TimingContext] = {}
+        # Where the trial and re-check sets' time went (inputs, calls, saving the outputs).
+        self.phases_s: dict[str, float] = {}
+        self.called = False
         if self.device == "cuda":
             # Triton's driver starts once per process, running helper programs (``file`` via
             # platform.architecture, ``ldconfig``, a C compiler): started here, before the
@@ -322,13 +327,28 @@ class CandidateRun:
         out_dir = self.work / "out" / str(case.index)
         out_dir.mkdir(parents=True, exist_ok=True)
         for i in range(len(case.draws(kind))):
-            saved = torch.load(self.work / "in" / str(case.index) / f"inputs_{kind}{i}.pt", weights_only=True)
+            mark = time.monotonic()
+            # Memory-mapped where a copy to the device follows: the file is read once, by it
+            # (on the cpu pool the loaded tensors are the inputs themselves: read into memory).
+            saved = torch.load(self.work / "in" / str(case.index) / f"inputs_{kind}{i}.pt", weights_only=True,
+                               mmap=self.device != "cpu")
             values = [v.to(self.device) if isinstance(v, torch.Tensor) else v for v in saved]
+            self._account(kind, "inputs", mark)
+            mark = time.monotonic()
             outs = self._call(model, values)
+            # The first call of a process compiles its kernels (Triton JIT): counted apart.
+            self._account(kind, "calls" if self.called else "first_call", mark)
+            self.called = True
             for launch in self.recorder.launches:
                 entry = self.kernels.setdefault(launch.name, KernelLaunches(name=launch.name, grid=list(launch.grid)))
                 entry.launches += 1
+            mark = time.monotonic()
             torch.save(outs, out_dir / f"{kind}{i}.pt")
+            self._account(kind, "save", mark)
+
+    def _account(self, kind: str, what: str, since: float) -> None:
+        key = f"{'correctness_trials' if kind == 'trials' else 'recheck'}.{what}"
+        self.phases_s[key] = round(self.phases_s.get(key, 0.0) + time.monotonic() - since, 3)
 
     def correctness(self) -> None:
         for case in self.plan.cases:
@@ -431,6 +451,7 @@ def run_candidate(plan: EvalPlan, work: Path) -> CandidateResult:
     except Failure as f:
         return _failed(f, run)
     lap("recheck")
+    phases.update(run.phases_s)
     return CandidateResult(timings=timings, kernels=list(run.kernels.values()),
                            environment=run.platform.environment(), phases_s=phases)
 

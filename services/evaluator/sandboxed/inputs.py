@@ -29,7 +29,8 @@ def make_inputs(spec: Any, seed: int, variant: str, device: str, on_device: bool
     ``on_device``: the spec's ``get_inputs`` runs with ``device`` as the default device, so
     its random tensors are drawn there instead of on one CPU thread and copied (4.7 s for the
     three timing sets of a 16-bit RMSNorm spec on an H200 host). The values then differ from a
-    CPU draw with the same seed, so only inputs nothing is compared on (timing) are made so;
+    CPU draw with the same seed, so only inputs that are saved and loaded by every run that
+    uses them (the reference run's trials) or that nothing is compared on (timing) are made so;
     a ``get_inputs`` that cannot run that way (it calls ``.numpy()``, say) is drawn on the CPU."""
     if on_device and device != "cpu":
         try:

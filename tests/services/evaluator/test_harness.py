@@ -166,6 +166,9 @@ def test_report_separates_timing_from_the_recheck_after_it(cpu_harness: Harness)
     assert worker.index("candidate_timing") < worker.index("candidate_recheck") < worker.index("compare_recheck")
     child = list(out.report["candidate_phases_s"])
     assert child.index("timing") < child.index("recheck")
+    # The trials' time is itemised: the first call (compiling) apart from the others.
+    assert {"correctness_trials.inputs", "correctness_trials.first_call", "correctness_trials.calls",
+            "correctness_trials.save", "recheck.calls"} <= set(child)
     assert {c["name"]: c["passed"] for c in out.report["checks"]}["recheck"] is True
 
 
