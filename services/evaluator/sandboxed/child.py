@@ -452,6 +452,7 @@ def run_candidate(plan: EvalPlan, work: Path) -> CandidateResult:
         return _failed(f, run)
     lap("recheck")
     phases.update(run.phases_s)
+    phases.update(getattr(run.platform, "phases_s", {}))  # now with the timing's own account
     return CandidateResult(timings=timings, kernels=list(run.kernels.values()),
                            environment=run.platform.environment(), phases_s=phases)
 

@@ -74,6 +74,10 @@ def test_correct_kernel_is_timed_against_both_baselines(gpu_harness: Harness) ->
     extra = out.report["timing"]["0"]["extra"]
     assert all(extra[f"{k}_host_ms"] > 0 for k in ("candidate", "eager", "compile"))
     assert all(0 <= extra[f"{k}_retake_rate"] <= 3 for k in ("candidate", "eager", "compile"))
+    # Where the time under the GPU lock went, itemised.
+    phases = out.report["candidate_phases_s"]
+    parts = ("timing.warm", "timing.set_up", "timing.samples", "timing.call_loop")
+    assert all(phases[p] > 0 for p in parts) and sum(phases[p] for p in parts) <= phases["timing"] + 0.01
 
 
 def test_a_jobs_baselines_are_timed_once_and_a_confirmation_times_them_beside_it(gpu_harness: Harness) -> None:

@@ -122,12 +122,13 @@ class CudaTimer:
         self._peak_gbps = 0.0
         self._lead_us = LEAD_US
         self._prepared: dict[str, tuple[list[Any], dict[str, Callable[[Sequence[Any]], Any]]]] = {}
-        # Where preparing the timing went, summed over cases (seconds; the candidate's phases).
+        # Where preparing the timing and the timing went, summed over cases (seconds; the
+        # candidate's phases).
         self.phases_s: dict[str, float] = {}
 
-    def _lap(self, name: str, since: float) -> float:
+    def _lap(self, name: str, since: float, step: str = "prepare_timing") -> float:
         now = time.perf_counter()
-        key = f"prepare_timing.{name}"
+        key = f"{step}.{name}"
         self.phases_s[key] = round(self.phases_s.get(key, 0.0) + now - since, 3)
         return now
 
@@ -308,11 +309,13 @@ class CudaTimer:
         if ctx.case not in self._prepared:
             self.prepare(ctx)
         sets, contenders = self._prepared.pop(ctx.case)
+        mark = time.perf_counter()
         with torch.no_grad():
             for fn in contenders.values():  # warm again now that the GPU is ours: first-touch, clocks
                 for values in sets:
                     fn(values)
             torch.cuda.synchronize()
+        mark = self._lap("warm", mark, "timing")
         issue_us = self._issue_us(contenders, sets[0])
         self._lead_us = self._lead_from(issue_us)
         overhead = self._sync_overhead_ms()
@@ -325,6 +328,7 @@ class CudaTimer:
                      for k, fn in contenders.items() if k == lead or k not in names}
         estimate = estimates[lead]
         per_batch = int(min(MAX_PER_BATCH, max(MIN_PER_BATCH, BATCH_KERNEL_MS / max(estimate, 1e-3))))
+        mark = self._lap("set_up", mark, "timing")  # issue time, lead, sync overhead, estimates
         samples: dict[str, list[float]] = {k: [] for k in names}
         host: dict[str, list[float]] = {k: [] for k in names}
         medians: dict[str, list[float]] = {k: [] for k in names}
@@ -356,6 +360,7 @@ class CudaTimer:
                 cv < TARGET_CV or batches >= MAX_BATCHES or time.monotonic() - started > self.max_case_s
             ):
                 break
+        mark = self._lap("samples", mark, "timing")
         peak = self.peak_bandwidth_gbps()
         floor_ms = ctx.bytes_moved / (peak * 1e9) * 1e3 if peak else 0.0
         # The samples give GPU time: the lead hides each contender's host-side issue cost alike.
@@ -372,6 +377,7 @@ class CudaTimer:
                     for k in contenders}
         # The loop compares the candidate with its baselines: a run of the baselines alone has none.
         loop_ms = self.call_loop(contenders, sets, max(per_call.values())) if "candidate" in contenders else {}
+        self._lap("call_loop", mark, "timing")
         return CaseTiming(
             candidate_ms=gpu_ms.get("candidate", 0.0),
             eager_ms=gpu_ms.get("eager", 0.0),
