@@ -74,7 +74,8 @@ class ControllerSettings(BaseSettings):
                                description="seconds work may wait for an evaluator pool that takes none")
     confirm_best: bool = Field(
         True, description="on platforms that measure speed, time a would-be new best once more and keep "
-        "the second measurement (the best of N noisy timings is biased upward)"
+        "the second measurement (the best of N noisy timings is biased upward); a gain within the job's "
+        "measured timing noise is not timed again and not taken as the best"
     )
     profile: Literal["improvements", "all", "none"] = Field(
         "improvements", description="which passing nodes are profiled: new bests (and SUSPICIOUS), all, none"

@@ -90,6 +90,9 @@ class NodeRow(Base):
     reply_key: Mapped[str] = mapped_column(String(256), default="")   # the LLM's raw reply
     # The full-stage report a confirmation run replaced as eval_report_key (its work still counts).
     full_report_key: Mapped[str] = mapped_column(String(256), default="")
+    # A confirmed node's full-stage fitness, which its confirmation's replaced: the pairs give
+    # the job's own run-to-run timing noise.
+    first_fitness: Mapped[float] = mapped_column(Float, default=0.0)
     retrieved_docs: Mapped[list[str]] = mapped_column(default=list)
     tunables: Mapped[dict[str, str]] = mapped_column(default=dict)
     context_mode: Mapped[int] = mapped_column(Integer, default=0)

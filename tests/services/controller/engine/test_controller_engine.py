@@ -148,6 +148,32 @@ async def test_a_would_be_best_is_timed_again_and_keeps_the_second_measurement(s
         assert all(r.stage != "confirm" for r in fakes.evals[before:])
 
 
+async def test_a_gain_within_the_jobs_timing_noise_is_not_timed_again(settings: CommonSettings,
+                                                                       tmp_path: Path) -> None:
+    # Every confirmation here measures 10% below the full-stage run. From the job's third
+    # confirmed pair on, a would-be best that beats the best by less than that noise keeps its
+    # fitness but is neither timed again nor made the best; a larger gain still is, and wins.
+    first = {0: 1.10, 1: 1.25, 2: 1.40, 3: 1.35, 4: 2.5}
+
+    async def evaluate(req: evaluation_pb2.EvaluationRequest) -> tuple[int, float]:
+        seq = int(req.node_id.rsplit("-n", 1)[1])
+        return common_pb2.PASSED, first[seq] / (1.1 if req.stage == "confirm" else 1.0)
+
+    fakes = Fakes(settings, evaluate=evaluate, pools=("cpu", "cuda"))
+    async with fakes.running(), controller(settings, controller_settings(tmp_path)) as ctl, client(ctl.port) as stub:
+        job = (await stub.SubmitJob(submit_request("cuda", budget=5, parallelism=1, skip_screening=True),
+                                    timeout=90)).job
+        done = await wait_ended(stub, job.job_id)
+        cands = {int(c.node_id.rsplit("-n", 1)[1]): c for c in (await stub.ListCandidates(
+            service_pb2.ListCandidatesRequest(job_id=job.job_id))).candidates}
+    confirmed = sorted(int(r.node_id.rsplit("-n", 1)[1]) for r in fakes.evals if r.stage == "confirm")
+    # n3's 1.35 beats n2's confirmed 1.273 by 6%, within the job's 10%.
+    assert confirmed == [0, 1, 2, 4]
+    assert cands[3].verdict == common_pb2.PASSED and cands[3].fitness == pytest.approx(1.35)
+    assert "within the job's timing noise (10.0%)" in cands[3].reason
+    assert done.best_node_id == cands[4].node_id and done.best_fitness == pytest.approx(2.5 / 1.1)
+
+
 async def test_only_new_bests_and_suspicious_nodes_are_profiled_by_default(settings: CommonSettings,
                                                                             tmp_path: Path) -> None:
     # A GPU profile holds the GPU like timing does: by default only the passes that improved
