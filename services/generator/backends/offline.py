@@ -24,6 +24,8 @@ from kevolve.exec import sandbox
 from kevolve.specfile import SpecError, check_outline
 from kevolve.v1 import work_pb2
 from services.generator.backends.base import Generation
+from services.generator.backends.distinct import (
+    GENERAL_RENDER_BUDGET_S, MAX_GENERAL_RENDERS, MAX_TEMPLATE_RENDERS, pick_new_code)
 from services.generator.backends.general import GeneralLowering, search_space
 from services.generator.offline.families import BUILDERS
 from services.generator.offline.lower import Program, lower
@@ -31,8 +33,6 @@ from services.generator.offline.ops import Unsupported
 from services.generator.offline.specparts import spec_parts
 from services.generator.offline.templates import Template, load_templates
 from services.generator.offline.tuning import preferences
-from services.generator.backends.distinct import (
-    GENERAL_RENDER_BUDGET_S, MAX_GENERAL_RENDERS, MAX_TEMPLATE_RENDERS, pick_new_code)
 from services.generator.tracer import RESULT_FILE as TRACE_RESULT_FILE
 from services.generator.tracer import TraceResult
 

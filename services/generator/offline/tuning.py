@@ -8,6 +8,8 @@ says was already tried (ancestors, siblings, elites), the diagnosis and the seed
   launch- or memory-bound, smaller when register/SRAM-limited, more stages when
   latency-bound...), seed-ordered among equals;
 - never a tunable set the request shows as tried while an untried one exists.
+The options come in that order (``preferences``); the backend renders them and takes the first
+kernel the job does not have yet (``backends/distinct.py``).
 """
 from __future__ import annotations
 
@@ -58,23 +60,6 @@ def _score(knob: str, old: str, new: str, prefs: dict[str, int | str]) -> float:
     if direction == 0 or a is None or b is None:
         return 0.0
     return 1.0 if (b - a) * direction > 0 else -1.0
-
-
-def choose(templates: list[Template], request: work_pb2.GenerateRequest) -> tuple[Template, dict[str, str]]:
-    """The template and tunables of the next candidate (deterministic in the request).
-
-    Expansions of the same parent that are still in flight cannot be seen as tried yet, but
-    they took the first preferences: skip as many as the request says are pending, so
-    parallel expansions propose different kernels instead of the same one.
-    """
-    skip = max(0, request.expand.pending_siblings)
-    pick: tuple[Template, dict[str, str]] | None = None
-    for i, option in enumerate(preferences(templates, request)):
-        pick = option
-        if i >= skip:
-            break
-    assert pick is not None  # preferences always ends with a fallback
-    return pick
 
 
 def preferences(templates: list[Template], request: work_pb2.GenerateRequest

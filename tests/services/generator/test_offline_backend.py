@@ -11,8 +11,9 @@ from kevolve.config import REPO_ROOT
 from kevolve.v1 import common_pb2, work_pb2
 from services.generator.backends.distinct import code_key
 from services.generator.backends.offline import OfflineBackend
-from services.generator.offline.templates import TemplateError, load_templates
-from services.generator.offline.tuning import choose
+from services.generator.offline.templates import Template, TemplateError, load_templates
+from services.generator.backends.distinct import pick_new_code
+from services.generator.offline.tuning import preferences
 
 SOFTMAX = (REPO_ROOT / "examples" / "softmax.py").read_text()
 GELU = (REPO_ROOT / "examples" / "gelu_scale_add.py").read_text()
@@ -60,6 +61,11 @@ async def backend() -> AsyncIterator[OfflineBackend]:
     b = OfflineBackend(REPO_ROOT / "kb" / "templates", trace_timeout_s=60)
     yield b
     await b.aclose()
+
+
+def choose(templates: list[Template], request: work_pb2.GenerateRequest) -> tuple[Template, dict[str, str]]:
+    """The most preferred (template, tunables) for a request."""
+    return next(iter(preferences(templates, request)))
 
 
 def _request(seed: int = 3, parent: dict[str, str] | None = None, siblings: list[dict[str, str]] | None = None,
@@ -123,15 +129,24 @@ def test_whole_space_is_walked_without_repeats() -> None:
     assert len(seen) == size
 
 
-def test_parallel_expansions_of_one_parent_propose_different_kernels() -> None:
-    """A sibling still in flight took the first preference: the next one takes the second."""
+async def test_parallel_expansions_of_one_parent_propose_different_kernels() -> None:
+    """A sibling still in flight took the first new kernel: the next one takes the second."""
     templates = [t for t in load_templates(REPO_ROOT / "kb" / "templates") if t.name == "elementwise"]
     parent = {"template": "elementwise", "BLOCK": "1024", "num_warps": "4"}
+
+    async def render(_: object, tun: dict[str, str]) -> str:
+        return repr(sorted(tun.items()))   # a distinct kernel per tunable set
+
+    async def pick(request: work_pb2.GenerateRequest) -> dict[str, str]:
+        found = await pick_new_code(preferences(templates, request), render, request.expand, 64)
+        assert found is not None
+        return found[1]
+
     picks = []
     for pending in range(3):
         request = _request(parent=parent, category="slow", bottleneck="launch_bound")
         request.expand.pending_siblings = pending
-        picks.append(choose(templates, request)[1])
+        picks.append(await pick(request))
     assert picks[0] == choose(templates, _request(parent=parent, category="slow", bottleneck="launch_bound"))[1]
     assert len({tuple(sorted(p.items())) for p in picks}) == 3
     # From the spec alone, two root expansions in flight start from different places too.
@@ -139,7 +154,7 @@ def test_parallel_expansions_of_one_parent_propose_different_kernels() -> None:
     for pending in range(2):
         request = _request()
         request.expand.pending_siblings = pending
-        roots.append(choose(templates, request)[1])
+        roots.append(await pick(request))
     assert roots[0] == templates[0].defaults() and roots[1] != roots[0]
 
 
