@@ -58,6 +58,7 @@ class GemmBlocks:
     k: int
     warps: int = 4
     stages: int = 0  # 0: Triton's default
+    group_m: int = 1  # tile rows per group of the program order (1: row by row)
 
 
 def dot_type(a_dtype: str, b_dtype: str) -> str:
@@ -78,34 +79,57 @@ def gemm(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, loa
     walking K in BLOCK_K steps; the loaders receive the row/column index symbols (``rm``,
     ``rka`` for A; ``rkb``, ``rn`` for B) and the mask of the in-range part of the tile.
     Under the interpreter, a product of many small matrices runs a batched form of the same
-    kernel: ``BLOCK_Z`` batch entries per program, every tile three-dimensional."""
-    k = _gemm_writer(name, batch, m, n, kdim, load_a, load_b, store, mul_type, wide, batched=False)
+    kernel: ``BLOCK_Z`` batch entries per program, every tile three-dimensional.
+
+    With ``gpu.group_m`` above 1 (a search's choice) the tiles of one batch entry are numbered
+    along grid axis 0 and visited ``GROUP_M`` tile rows at a time, column by column within a
+    group (the interpreter visits them row by row: ``GROUP_M`` 1, same source)."""
+    grouped = gpu.group_m > 1
+    k = _gemm_writer(name, batch, m, n, kdim, load_a, load_b, store, mul_type, wide, batched=False,
+                     grouped=grouped)
     args = kernel_args(k)
     bz = max(1, min(pow2(batch), INTERPRETER_TILE // (cpu.m * max(cpu.n, cpu.k)))) if batch > 1 else 1
     interpreter = None
     if bz > 1:
-        batched = _gemm_writer(name + "_i", batch, m, n, kdim, load_a, load_b, store, mul_type, wide, batched=True)
+        batched = _gemm_writer(name + "_i", batch, m, n, kdim, load_a, load_b, store, mul_type, wide, batched=True,
+                               grouped=grouped)
         if batched_form_ok(batched, args):
             interpreter = batched
+    gpu_meta = {"BLOCK_M": gpu.m, "BLOCK_N": gpu.n, "BLOCK_K": gpu.k}
     cpu_meta = {"BLOCK_M": cpu.m, "BLOCK_N": cpu.n, "BLOCK_K": cpu.k}
     if interpreter is not None:
         cpu_meta["BLOCK_Z"] = bz
+    gpu_tiles = (math.ceil(m / gpu.m), math.ceil(n / gpu.n))
+    cpu_tiles = (math.ceil(m / cpu.m), math.ceil(n / cpu.n))
+    if grouped:
+        gpu_meta["GROUP_M"], cpu_meta["GROUP_M"] = gpu.group_m, 1
+        gpu_tiles, cpu_tiles = (gpu_tiles[0] * gpu_tiles[1], 1), (cpu_tiles[0] * cpu_tiles[1], 1)
     return Kernel(k, args,
-                  LaunchShape((math.ceil(m / gpu.m), math.ceil(n / gpu.n), batch),
-                              {"BLOCK_M": gpu.m, "BLOCK_N": gpu.n, "BLOCK_K": gpu.k}, gpu.warps, gpu.stages),
-                  LaunchShape((math.ceil(m / cpu.m), math.ceil(n / cpu.n), math.ceil(batch / cpu_meta.get("BLOCK_Z", 1))),
-                              cpu_meta, 1), outputs, interpreter=interpreter)
+                  LaunchShape((*gpu_tiles, batch), gpu_meta, gpu.warps, gpu.stages),
+                  LaunchShape((*cpu_tiles, math.ceil(batch / cpu_meta.get("BLOCK_Z", 1))), cpu_meta, 1),
+                  outputs, interpreter=interpreter)
 
 
 def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, load_b: TileLoad,
-                 store: TileStore, mul_type: str, wide: bool, batched: bool) -> KernelWriter:
+                 store: TileStore, mul_type: str, wide: bool, batched: bool, grouped: bool = False) -> KernelWriter:
     """The product's source: 2-d tiles of one batch entry per program, or (``batched``) 3-d
-    tiles of ``BLOCK_Z`` entries, ``pid_z`` then naming the entries' column of indices."""
+    tiles of ``BLOCK_Z`` entries, ``pid_z`` then naming the entries' column of indices.
+    ``grouped``: grid axis 0 numbers the entry's tiles, visited in groups of ``GROUP_M`` rows."""
     k = KernelWriter(name)
     bm_, bn_, bk_ = k.constexpr("BLOCK_M"), k.constexpr("BLOCK_N"), k.constexpr("BLOCK_K")
     row, col = ("[None, :, None]", "[None, None, :]") if batched else ("[:, None]", "[None, :]")
-    k.line("pid_m = tl.program_id(0)" + (".to(tl.int64)" if wide else ""))
-    k.line("pid_n = tl.program_id(1)" + (".to(tl.int64)" if wide else ""))
+    if grouped:
+        gm_ = k.constexpr("GROUP_M")
+        k.line("pid = tl.program_id(0)" + (".to(tl.int64)" if wide else ""))
+        k.line(f"tiles_m = ({m} + {bm_} - 1) // {bm_}")
+        k.line(f"in_group = {gm_} * (({n} + {bn_} - 1) // {bn_})")
+        k.line(f"first_m = (pid // in_group) * {gm_}")
+        k.line(f"rows_here = tl.minimum(tiles_m - first_m, {gm_})")
+        k.line("pid_m = first_m + (pid % in_group) % rows_here")
+        k.line("pid_n = (pid % in_group) // rows_here")
+    else:
+        k.line("pid_m = tl.program_id(0)" + (".to(tl.int64)" if wide else ""))
+        k.line("pid_n = tl.program_id(1)" + (".to(tl.int64)" if wide else ""))
     k.line("pid_z = tl.program_id(2)" + (".to(tl.int64)" if wide else ""))
     zmask, tile = "", f"[{bm_}, {bn_}]"
     if batched:
@@ -225,7 +249,7 @@ def tuned(blocks: GemmBlocks, mul_type: str) -> GemmBlocks:
     m, n, k = t.block_m or blocks.m, t.block_n or blocks.n, t.block_k or blocks.k
     per_stage = (m * k + k * n) * (2 if mul_type in ("float16", "bfloat16") else 4)
     stages = max(1, min(t.num_stages, SMEM_BUDGET // per_stage))
-    return GemmBlocks(m, n, k, t.num_warps if t.num_warps != 4 else blocks.warps, stages)
+    return GemmBlocks(m, n, k, t.num_warps if t.num_warps != 4 else blocks.warps, stages, max(1, t.group_m))
 
 
 @lowers("aten.mm.default", "aten.bmm.default", "aten.addmm.default")

@@ -1,5 +1,6 @@
 """The general lowering's tunables: choices its first draft fixes by rule and a search may
-move (tile sizes, warps, pipeline stages, fusion boundary, rows kept in registers).
+move (tile sizes, warps, pipeline stages, the order of a product's tiles, fusion boundary, rows
+kept in registers).
 
 The space is data (``kb/lowering/tunables.toml``); ``program_source`` lowers under one
 :class:`Tunables` value, which kernel builders read from :data:`CURRENT`. GPU launch shapes
@@ -25,6 +26,9 @@ class Tunables:
     block_n: int = 0
     block_k: int = 0
     num_stages: int = 3
+    # Output tiles of a product visited in groups of this many tile rows (1: row by row, as the
+    # first draft does): programs running together then share their operand tiles in L2.
+    group_m: int = 1
     fuse_limit: int = 4
     attention_block: tuple[int, int] = (64, 64)
     # How float32 operands are multiplied on tensor cores: "tf32x3" (three TF32 products,
@@ -48,7 +52,8 @@ class Tunables:
         m, _, n = block.partition("x")
         return cls(pointwise_block=num("POINTWISE_BLOCK", 1024), num_warps=num("num_warps", 4),
                    whole_row_max=num("WHOLE_ROW_MAX", 8192), block_m=num("BLOCK_M", 0), block_n=num("BLOCK_N", 0),
-                   block_k=num("BLOCK_K", 0), num_stages=num("num_stages", 3), fuse_limit=num("FUSE_LIMIT", 4),
+                   block_k=num("BLOCK_K", 0), num_stages=num("num_stages", 3), group_m=num("GROUP_M", 1),
+                   fuse_limit=num("FUSE_LIMIT", 4),
                    attention_block=(int(m), int(n or m)))
 
 

@@ -23,13 +23,15 @@ from services.generator.offline.templates import Template
 # (knob, direction) preferences per bottleneck: +1 = larger value, -1 = smaller, a string =
 # that value of a non-numeric knob.
 BOTTLENECK_MOVES: dict[str, dict[str, int | str]] = {
-    "memory_bound": {"BLOCK": 1, "ROWS": 1, "num_warps": 1, "BLOCK_N": 1, "WHOLE_ROW_MAX": 1, "EVICT": "first"},
+    # GROUP_M: a product's tiles visited in groups of tile rows, so operand tiles are reread from L2.
+    "memory_bound": {"BLOCK": 1, "ROWS": 1, "num_warps": 1, "BLOCK_N": 1, "WHOLE_ROW_MAX": 1, "EVICT": "first",
+                     "GROUP_M": 1},
     "launch_bound": {"BLOCK": 1, "ROWS": 1, "BLOCK_M": 1, "BLOCK_N": 1, "BLOCK_D": 1},
     "occupancy_registers": {"BLOCK": -1, "ROWS": -1, "WHOLE_ROW_MAX": -1, "BLOCK_M": -1, "BLOCK_N": -1,
                             "BLOCK_K": -1, "num_stages": -1},
     "occupancy_smem": {"BLOCK_K": -1, "num_stages": -1, "BLOCK_M": -1, "BLOCK_N": -1},
     "sram_overflow": {"BLOCK": -1, "BLOCK_K": -1, "BLOCK_N": -1, "WHOLE_ROW_MAX": -1, "num_stages": -1},
-    "compute_bound": {"BLOCK_M": 1, "BLOCK_N": 1, "num_stages": 1, "num_warps": 1},
+    "compute_bound": {"BLOCK_M": 1, "BLOCK_N": 1, "num_stages": 1, "num_warps": 1, "GROUP_M": 1},
     "latency_bound": {"num_stages": 1, "num_warps": 1, "ROWS": 1},
 }
 BOTTLENECK_MOVES["occupancy"] = BOTTLENECK_MOVES["occupancy_registers"]

@@ -19,18 +19,20 @@ import torch
 from kevolve.specfile import load_module
 from services.generator.lowering import program_source
 from services.generator.lowering.capture import capture
+from services.generator.lowering.tunables import Tunables
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
 
 
-def generate(source: str, sizes: dict[str, int] | None = None, name: str = "spec") -> str:
+def generate(source: str, sizes: dict[str, int] | None = None, name: str = "spec",
+             tuned: Tunables | None = None) -> str:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(source)
     try:
         cap = capture(source, [("case", sizes or {})], fh.name)
     finally:
         os.unlink(fh.name)
-    return program_source(source, name, cap)
+    return program_source(source, name, cap, tuned)
 
 
 def _load(source: str, name: str, sizes: dict[str, int] | None = None) -> types.ModuleType:
@@ -47,12 +49,13 @@ GPU_TEST = 'gpu = dev.type == "cuda"'
 
 
 def check(source: str, sizes: dict[str, int] | None = None, atol: float = 1e-4, rtol: float = 1e-4,
-          trials: int = 2, form: str = "interpreter") -> str:
-    """Generate, run and compare; returns the generated code (for further assertions).
+          trials: int = 2, form: str = "interpreter", tuned: Tunables | None = None) -> str:
+    """Generate (under the search's choices ``tuned``, defaults when None), run and compare;
+    returns the generated code (for further assertions).
 
     ``form="gpu"`` runs the kernels and launch shapes a GPU would (still under the
     interpreter), where a kernel has a form of its own for the interpreter."""
-    code = generate(source, sizes)
+    code = generate(source, sizes, tuned=tuned)
     spec = _load(source, f"spec_{abs(hash(source)) % 10**8}", sizes)
     run = code.replace(GPU_TEST, "gpu = True") if form == "gpu" else code
     cand = _load(run, f"cand_{abs(hash(run)) % 10**8}")

@@ -136,6 +136,22 @@ def test_searched_product_tiles_keep_their_pipeline_in_shared_memory(mul: str) -
         assert gpu_blocks(mul, 1, 4096, 4096).stages == 4     # what fits is left as searched
 
 
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+@pytest.mark.parametrize("group", ["2", "16"])
+def test_products_visit_their_tiles_in_the_searched_groups(form: str, group: str) -> None:
+    """A search may order a product's tiles in groups of GROUP_M tile rows (operand tiles then
+    shared in L2): every tile is still computed once, a partial last group included, for plain
+    and batched products, on the GPU's launch shapes and the interpreter's. The first draft keeps
+    the row-by-row order."""
+    from services.generator.lowering import tunables
+
+    source = spec("return torch.bmm(xs[0], xs[1]), xs[2] @ xs[3]",
+                  "torch.randn(2, 300, 48), torch.randn(2, 48, 200), torch.randn(260, 40), torch.randn(40, 150)")
+    code = check(source, form=form, trials=1, tuned=tunables.Tunables.from_strings({"GROUP_M": group}))
+    assert f"GROUP_M={group} if gpu else 1" in code and "pid_m = first_m + (pid % in_group) % rows_here" in code
+    assert "GROUP_M" not in check(source, form=form, trials=1)
+
+
 def test_wide_float32_attention_heads_fit_shared_memory() -> None:
     source = (HEAD + "class Model(nn.Module):\n    def forward(self, q, k, v):\n"
               "        return F.scaled_dot_product_attention(q, k, v)\n\n"
