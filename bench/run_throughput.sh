@@ -3,7 +3,8 @@
 #   bash bench/run_throughput.sh [SPEC] [PLATFORM] [BUDGET]
 # starts NATS and every service with `kevolve up --platform PLATFORM` (a cuda pool screens on
 # the cpu pool first), runs `kevolve throughput` (one job of BUDGET candidates, PARALLELISM
-# expansions in flight, default 4) and writes $OUT/throughput_<spec>_<platform>.{json,md}: candidates judged per
+# expansions in flight, default workers x concurrency) and writes
+# $OUT/throughput_<spec>_<platform>.{json,md}: candidates judged per
 # minute, wall time per evaluation (median, p95) and per phase, the GPU's busy share.
 # Defaults: examples/softmax.py, cpu, 40 candidates, OUT=bench/results, 4 evaluations at once
 # per pool. KEVOLVE_EVALUATOR_WARM_POOL=false measures candidates started as fresh processes;
@@ -18,13 +19,17 @@ export KEVOLVE_CONTROLLER_PROFILE=${KEVOLVE_CONTROLLER_PROFILE:-none}   # judgin
 # Four candidates prepared (started, compiled, checked) side by side, timed one at a time
 # under the GPU lock: the setting a search that wants throughput runs with.
 export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-4}
+# Enough expansions in flight to keep every GPU slot fed (workers x evaluations at once): with
+# fewer, workers wait for candidates to be generated and screened (two workers at one
+# expansion each were busy 59% of an H100 search).
+PARALLELISM=${PARALLELISM:-$(( ${WORKERS:-1} * KEVOLVE_EVALUATOR_CONCURRENCY ))}
 RUN=${RUN:-/tmp/kevolve-throughput-$(date +%s)}
 "$PY" -m kevolve.client.main up --platform "$PLATFORM" --port 0 --run-dir "$RUN" --workers "${WORKERS:-1}" \
   > "$RUN.up.log" 2>&1 &
 UP=$!
 for _ in $(seq 1 240); do [ -f "$RUN/state.json" ] && break; sleep 0.5; done
 "$PY" -m kevolve.client.main throughput "$SPEC" --platform "$PLATFORM" --budget "$BUDGET" --out "$OUT" \
-  --run-dir "$RUN" --parallelism "${PARALLELISM:-4}" --wall-clock-s "${WALL_CLOCK_S:-1800}"
+  --run-dir "$RUN" --parallelism "$PARALLELISM" --wall-clock-s "${WALL_CLOCK_S:-1800}"
 STATUS=$?
 kill -TERM $UP; wait $UP
 exit $STATUS
