@@ -6,7 +6,8 @@ follows it to its end, then reads every candidate's evaluation report and writes
 - candidates judged per minute over the job's life (first candidate to the last verdict), and
   evaluations per minute: a would-be best is evaluated twice (its confirmation run), and both
   runs count as work done;
-- wall time per evaluation (median, p95), as the evaluator measured it, and the median of
+- wall time per evaluation (median, p95), as the evaluator measured it, overall and for
+  full-stage runs and confirmations apart, and the median of
   each phase (worker: static check, reference, staging, candidate run, comparisons; the candidate process: import, build, trials, timing preparation, timing,
   re-check);
 - on GPU pools, the GPU's busy share: the seconds evaluations held the GPU lock (to time
@@ -68,6 +69,9 @@ class ThroughputReport:
     judged: int = 0                                # candidates with a final verdict from the pool
     confirmations: int = 0                         # of ``evaluated``: would-be bests timed again
     evaluations_per_minute: float = 0.0
+    # Per stage ("full": a candidate judged; "confirm": a would-be best timed again): how many,
+    # wall time per evaluation (median, p95) and the GPU lock held per evaluation (median).
+    by_stage: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def markdown(self) -> str:
         lines = [f"# Evaluation throughput: {self.spec} on {self.platform}", "",
@@ -89,6 +93,11 @@ class ThroughputReport:
                  f"| wall time per evaluation, p95 | {self.eval_s_p95:.2f} s |"]
         if self.gpu_busy is not None:
             lines.append(f"| GPU busy (timing candidates and baselines) | {self.gpu_busy:.1%} |")
+        if self.by_stage:
+            lines += ["", "## By stage", "", "| stage | evaluations | wall time median / p95 | GPU lock held, median |",
+                      "|---|---:|---:|---:|"]
+            lines += [f"| {stage} | {int(row['evaluations'])} | {row['median_s']:.2f} s / {row['p95_s']:.2f} s | "
+                      f"{row['gpu_lock_s']:.2f} s |" for stage, row in self.by_stage.items()]
         if self.agreement:
             lines += ["", "## Timing agreement: full-stage run against its confirmation", "",
                       "| figure | pairs | median difference | largest difference |", "|---|---:|---:|---:|"]
@@ -150,6 +159,20 @@ def _held(window: list[float]) -> float:
     return window[-1] - window[0] if len(window) >= 2 else 0.0
 
 
+def _by_stage(reports: list[EvaluationReport]) -> dict[str, dict[str, float]]:
+    """Full-stage runs and confirmations apart: a confirmation samples every contender again,
+    so the median of the two mixed describes neither."""
+    rows: dict[str, dict[str, float]] = {}
+    for stage in ("full", "confirm"):
+        runs = [r for r in reports if r.result.stage == stage]
+        if runs:
+            seconds = [r.result.duration_s for r in runs]
+            rows[stage] = {"evaluations": float(len(runs)), "median_s": statistics.median(seconds),
+                           "p95_s": _quantile(seconds, 0.95),
+                           "gpu_lock_s": statistics.median(_held(r.gpu_lock_window) for r in runs)}
+    return rows
+
+
 def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate_at: float,
               duplicates: int = 0) -> ThroughputReport:
     """The figures of one finished job from its evaluation reports (every run on the pool:
@@ -179,7 +202,7 @@ def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate
         gpu_busy=(sum(gpu) / wall) if gpu else None,
         phases_median_s=_median_phases([r.phases_s for r in full]),
         candidate_phases_median_s=_median_phases([r.candidate_phases_s for r in full if r.candidate_phases_s]),
-        agreement=_agreement(full),
+        agreement=_agreement(full), by_stage=_by_stage(full),
         workers=len({r.result.worker for r in full if r.result.worker}), duplicates=duplicates,
         first_verdict_s=(finished[0] - first_candidate_at) if finished else 0.0,
         steady_evaluations_per_minute=steady,

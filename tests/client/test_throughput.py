@@ -55,6 +55,11 @@ def test_confirmation_runs_and_a_jobs_baselines_count_as_work_on_the_gpu() -> No
     # started (at 1020 and 1030) after it.
     assert summary.first_verdict_s == 8.0 and abs(summary.steady_evaluations_per_minute - 120 / 28) < 1e-9
     assert summary.steady_eval_s_median == 6.0 and summary.steady_eval_s_p95 == 6.0
+    # Full-stage runs and confirmations apart: their counts, wall times and GPU lock times.
+    assert summary.by_stage == {
+        "full": {"evaluations": 2.0, "median_s": 7.0, "p95_s": 8.0, "gpu_lock_s": 1.0},
+        "confirm": {"evaluations": 1.0, "median_s": 6.0, "p95_s": 6.0, "gpu_lock_s": 1.0}}
+    assert "| confirm | 1 | 6.00 s / 6.00 s | 1.00 s |" in summary.markdown()
 
 
 def test_a_confirmed_nodes_two_runs_are_compared_figure_by_figure() -> None:
