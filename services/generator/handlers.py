@@ -12,6 +12,7 @@ from kevolve.bus import Bus, Delivery
 from kevolve.objstore import ObjectStore
 from kevolve.v1 import work_pb2
 from services.generator.backends.base import Backend, Generation
+from services.generator.backends.distinct import KERNEL_PREFIX, KERNEL_SUFFIX
 
 log = structlog.get_logger("generator")
 
@@ -64,7 +65,8 @@ class GenerateHandler:
         expand = request.expand
         code_key = ""
         if generation.code:
-            code_key = await asyncio.to_thread(self.store.put, generation.code.encode(), "kernels", ".py")
+            code_key = await asyncio.to_thread(self.store.put, generation.code.encode(), KERNEL_PREFIX,
+                                             KERNEL_SUFFIX)
         error = "" if code_key else (generation.error or "backend returned no code")
         reply_key = ""
         if generation.reply:

@@ -27,9 +27,14 @@ MAX_GENERAL_RENDERS = 12
 GENERAL_RENDER_BUDGET_S = 8.0
 
 
+# Where the generator's handler stores a candidate's code (``kernels/<sha256>.py``): one place,
+# so the keys compared here are the keys the job's nodes carry.
+KERNEL_PREFIX, KERNEL_SUFFIX = "kernels", ".py"
+
+
 def code_key(code: str) -> str:
-    """The key the generator's handler stores ``code`` under (``kernels/<sha256>.py``)."""
-    return content_key(code.encode(), "kernels", ".py")
+    """The key the generator's handler stores ``code`` under."""
+    return content_key(code.encode(), KERNEL_PREFIX, KERNEL_SUFFIX)
 
 
 async def pick_new_code(options: Iterable[tuple[T, dict[str, str]]],
