@@ -25,6 +25,23 @@ class Ref(torch.nn.Module):
         return x + 1.0
 
 
+GRAD_MODES: list[bool] = []
+
+
+class Scaled(torch.nn.Module):
+    """A reference with a parameter that requires grad, as a spec's Model has: it records the
+    grad mode of every eager call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.ones(4096))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not torch.compiler.is_compiling():
+            GRAD_MODES.append(torch.is_grad_enabled())
+        return x * self.scale
+
+
 def main() -> None:
     x = torch.randn(8192, 4096, device="cuda")
     ctx = TimingContext(
@@ -53,6 +70,14 @@ def main() -> None:
                 big.mul_(1.0000001)
         return out
 
+    # Contenders run without autograd in every phase, and torch.compile compiles once.
+    import torch._dynamo.utils
+
+    ctx.make_reference = lambda: Scaled().cuda()
+    frames_before = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    CudaTimer("cuda", max_case_s=5).time_case(ctx)
+    graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"] - frames_before
+
     ctx.forward = ctx.run_candidate = side_forward
     ctx.make_inputs = lambda i: [torch.randn(1024, 1024, device="cuda")]
     hidden = CudaTimer("cuda", max_case_s=5).time_case(ctx)
@@ -65,6 +90,8 @@ def main() -> None:
                 "floor_ms": plain.extra["floor_ms"],
                 "side_ms": hidden.candidate_ms,
                 "side_gap_ms": hidden.extra["async_gap_ms"],
+                "grad_modes": sorted(set(GRAD_MODES)),
+                "compiled_graphs": graphs,
             }
         )
     )

@@ -160,6 +160,13 @@ def test_cold_l2_timing_agrees_with_do_bench(timer_probe: dict[str, float]) -> N
     assert ours > 0.9 * timer_probe["floor_ms"] > 0
 
 
+def test_baselines_are_timed_without_autograd_and_compiled_once(timer_probe: dict[str, float]) -> None:
+    # A reference whose parameters require grad: sampled with autograd on, torch.compile
+    # recompiled under the GPU lock and timed a training-mode forward.
+    assert timer_probe["grad_modes"] == [False]
+    assert timer_probe["compiled_graphs"] == 1
+
+
 def test_candidates_prepared_together_are_timed_one_at_a_time(gpu_harness: Harness) -> None:
     # Concurrency above 1 on one GPU: both candidates start and compile side by side, but
     # their timing loops hold the GPU lock in turn: the windows in which each held it never

@@ -306,15 +306,23 @@ class CudaTimer:
         self._lap("timer_buffers", mark)
 
     def time_case(self, ctx: TimingContext) -> CaseTiming:
+        # Every call of every contender runs without autograd, as the call loop and the
+        # first calls do. With it on, a reference whose parameters require grad made
+        # torch.compile recompile under the GPU lock (its guards include the grad mode: 0.4 s
+        # per case on an H100) and sampled a training-mode forward, which saves tensors for
+        # a backward pass, against a candidate timed without it.
+        with torch.no_grad():
+            return self._time_case(ctx)
+
+    def _time_case(self, ctx: TimingContext) -> CaseTiming:
         if ctx.case not in self._prepared:
             self.prepare(ctx)
         sets, contenders = self._prepared.pop(ctx.case)
         mark = time.perf_counter()
-        with torch.no_grad():
-            for fn in contenders.values():  # warm again now that the GPU is ours: first-touch, clocks
-                for values in sets:
-                    fn(values)
-            torch.cuda.synchronize()
+        for fn in contenders.values():  # warm again now that the GPU is ours: first-touch, clocks
+            for values in sets:
+                fn(values)
+        torch.cuda.synchronize()
         mark = self._lap("warm", mark, "timing")
         issue_us = self._issue_us(contenders, sets[0])
         self._lead_us = self._lead_from(issue_us)
