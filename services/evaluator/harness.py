@@ -33,12 +33,12 @@ from kevolve.reports import Mismatch
 from kevolve.specfile import SpecError, check_outline
 
 from . import job_baselines, static_check
-from .compare import Mismatch as Disagreement
-from .compare import compare
 from .config import EvaluatorSettings
 from .plan import EvalJob, build_plan, device_of
 from .protocol import (CANDIDATE_FILE, GO, MACHINE_MODEL_FILE, PHASE1_MARKER, PLAN_FILE, REF_META_FILE, SPEC_FILE,
-                       STOP, TIMED_MARKER, TRIALS_MARKER, CandidateResult, EvalPlan, ReferenceResult, result_file)
+                       STAGED_MARKER, STOP, TIMED_MARKER, TRIALS_MARKER, CandidateResult, EvalPlan, ReferenceResult,
+                       result_file)
+from .saved_outputs import OutputComparer
 from .verdict import Outcome, RunState, build_outcome
 from .warm_pool import WarmPool, ZygoteDied
 
@@ -322,13 +322,13 @@ class Harness:
         return "cpu"
 
     def _prepare_run(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult) -> Path:
+        """The run's scratch directory with what the child needs to start: plan, spec,
+        candidate and each case's weights. The trial inputs follow (``_stage_inputs``)."""
         work = self._runs(job) / uuid.uuid4().hex
         for case in plan.cases:
-            src, dst = ref_dir / "ref" / str(case.index), work / "in" / str(case.index)
+            dst = work / "in" / str(case.index)
             dst.mkdir(parents=True)
-            for f in src.iterdir():
-                if not f.name.startswith("expected_"):  # expected outputs never reach the candidate
-                    shutil.copyfile(f, dst / f.name)
+            shutil.copyfile(ref_dir / "ref" / str(case.index) / "state.pt", dst / "state.pt")
         if plan.machine_model_file:
             # The child sees only its scratch: the machine model travels as a copy there.
             shutil.copyfile(self.kb_dir / job.platform.machine_model, work / MACHINE_MODEL_FILE)
@@ -338,55 +338,42 @@ class Harness:
         (work / REF_META_FILE).write_text(ref.model_dump_json())
         return work
 
-    def _compare_set(self, plan: EvalPlan, ref_dir: Path, work: Path, kind: Literal["trials", "recheck"],
-                     job: EvalJob, state: RunState) -> None:
-        atol, rtol = job.atol, job.rtol
-        device = self._compare_device(job)
+    @staticmethod
+    def _stage_inputs(plan: EvalPlan, ref_dir: Path, work: Path) -> None:
+        """Copies of the reference's input files (never its expected outputs), then the marker
+        the child waits for. Copies, not links: the child may write its scratch, and a
+        changed input must not reach the reference cache or another candidate."""
         for case in plan.cases:
-            agg = {"max_abs_error": 0.0, "max_rel_error": 0.0}
-            for i in range(len(case.draws(kind))):
-                out_file = work / "out" / str(case.index) / f"{kind}{i}.pt"
-                # Mapped, not read: the comparison streams them to where it runs.
-                expected = torch.load(ref_dir / "ref" / str(case.index) / f"expected_{kind}{i}.pt",
-                                      weights_only=True, mmap=True)
-                try:
-                    got = torch.load(out_file, weights_only=True, mmap=True)
-                    if not isinstance(got, list) or not all(type(t) is torch.Tensor for t in got):
-                        raise ValueError("outputs file does not hold plain tensors")
-                except Exception as exc:  # noqa: BLE001 - a tampered or missing file is a failure
-                    state.fail(
-                        "REJECTED_RUNTIME",
-                        "runtime:output_file",
-                        f"case {case.name} {kind} {i}: the candidate's outputs could not be read ({exc})",
-                    )
-                    return
-                try:
-                    res = compare(expected, got, atol, rtol, device)
-                except torch.cuda.OutOfMemoryError:  # the GPU is full of candidates: the host compares
-                    res = compare(expected, got, atol, rtol)
-                if isinstance(res, Disagreement):
-                    check = "recheck_after_timing" if kind == "recheck" else res.check
-                    state.mismatch = Mismatch.model_validate(
-                        {"case": case.name, "trial": i, "kind": kind, **res.details, "max_abs_error": res.max_abs_error})
-                    state.fail(
-                        "INCORRECT",
-                        f"trial:{check}",
-                        f"case {case.name}, {kind} {i}: {res.reason}"
-                        + (" (correct earlier, wrong after repeated calls)" if kind == "recheck" else ""),
-                    )
-                    state.check(kind, False, state.reason)
-                    return
-                agg["max_abs_error"] = max(agg["max_abs_error"], res.max_abs_error)
-                agg["max_rel_error"] = max(agg["max_rel_error"], res.max_rel_error)
-            errors = state.errors.setdefault(case.index, {"max_abs_error": 0.0, "max_rel_error": 0.0})
+            src, dst = ref_dir / "ref" / str(case.index), work / "in" / str(case.index)
+            for f in sorted(src.iterdir()):
+                if f.name.startswith("inputs_"):
+                    shutil.copyfile(f, dst / f.name)
+        (work / STAGED_MARKER).touch()
+
+    def _comparer(self, plan: EvalPlan, ref_dir: Path, work: Path, kind: Literal["trials", "recheck"],
+                  job: EvalJob) -> OutputComparer:
+        return OutputComparer(plan, ref_dir, work, kind, job.atol, job.rtol, self._compare_device(job))
+
+    @staticmethod
+    def _apply(comparer: OutputComparer, state: RunState) -> None:
+        """A compared set's outcome into the evaluation's state."""
+        for index, agg in comparer.errors.items():
+            errors = state.errors.setdefault(index, {"max_abs_error": 0.0, "max_rel_error": 0.0})
             for k, v in agg.items():
                 errors[k] = max(errors[k], v)
-        state.check(kind, True, f"{sum(len(c.draws(kind)) for c in plan.cases)} {kind} matched the reference")
+        problem, kind = comparer.problem, comparer.kind
+        if problem is None:
+            state.check(kind, True, f"{comparer.total} {kind} matched the reference")
+            return
+        if problem.mismatch is not None:
+            state.mismatch = Mismatch.model_validate(problem.mismatch)
+        state.fail(problem.verdict, problem.decided_by, problem.reason)
+        if problem.verdict == "INCORRECT":
+            state.check(kind, False, state.reason)
 
     def _run_candidate(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult,
                        state: RunState, baselines: job_baselines.Baselines | None = None) -> None:
         work = self._prepare_run(job, plan, ref_dir, ref)
-        state.phase("stage_inputs")
         timeout = job.timeout_s or self.settings.timeout_s
         holder: dict[str, sandbox.SandboxResult] = {}
         # Preparation (start, compile, correctness) may overlap other candidates on this GPU;
@@ -397,16 +384,31 @@ class Harness:
             target=lambda: holder.update(run=self._child(job, "candidate", work, timeout, grace)), daemon=True
         )
         thread.start()
+        # The trial inputs are copied in while the child starts, imports the spec and the
+        # candidate and builds its model; it reads them once STAGED_MARKER is there.
+        try:
+            self._stage_inputs(plan, ref_dir, work)
+        except OSError as exc:
+            (work / STOP).touch()
+            state.fail("INFRA_ERROR", "infra:stage_inputs", f"the trial inputs could not be staged ({exc})")
+        state.phase("stage_inputs")
+        trials = self._comparer(plan, ref_dir, work, "trials", job)
+        recheck = self._comparer(plan, ref_dir, work, "recheck", job)
         compared = phase1_seen = False
         timed = False
         try:
             while thread.is_alive():
+                if not compared and not state.failed:
+                    # Each output as soon as it is saved, while the child runs the next trial.
+                    trials.advance()
                 if not compared and ((work / TRIALS_MARKER).exists() or (work / PHASE1_MARKER).exists()):
-                    # The trial outputs are saved; the child goes on preparing its timing
-                    # (baselines, inputs) while they are compared here.
+                    # Every trial output is saved; the child goes on preparing its timing
+                    # (baselines, inputs) while the last of them are compared here.
                     compared = True
                     state.phase("candidate_correctness")
-                    self._compare_set(plan, ref_dir, work, "trials", job, state)
+                    if not state.failed:
+                        trials.finish()
+                        self._apply(trials, state)
                     state.phase("compare_trials")
                 if compared and not phase1_seen and (work / PHASE1_MARKER).exists():
                     phase1_seen = True
@@ -422,6 +424,8 @@ class Harness:
                     timed = True
                     state.phase("candidate_timing")
                     _give_back(gpu_lock, state)
+                if timed:
+                    recheck.advance()  # judged after the child's own outcome (_classify_run)
                 thread.join(0.02)
             run = holder["run"]
             if not compared:
@@ -431,7 +435,7 @@ class Harness:
             else:
                 state.phase("candidate_recheck" if timed else "candidate_timing")
             state.sandbox_mode, state.killed_for, state.log = run.mode, run.killed_for, run.log_tail
-            self._classify_run(run, work, phase1_seen, plan, ref_dir, job, state, baselines)
+            self._classify_run(run, work, phase1_seen, recheck, job, state, baselines)
         finally:
             _give_back(gpu_lock, state)
             if len(state.gpu_lock_window) >= 2:
@@ -444,8 +448,7 @@ class Harness:
         run: sandbox.SandboxResult,
         work: Path,
         phase1_seen: bool,
-        plan: EvalPlan,
-        ref_dir: Path,
+        recheck: OutputComparer,
         job: EvalJob,
         state: RunState,
         baselines: job_baselines.Baselines | None = None,
@@ -482,7 +485,8 @@ class Harness:
         state.check(
             "runtime_guards", True, "kernels launched; no torch compute, threads, aliasing or patching"
         )
-        self._compare_set(plan, ref_dir, work, "recheck", job, state)
+        recheck.finish()
+        self._apply(recheck, state)
         state.phase("compare_recheck")
         state.child_phases = dict(result.phases_s)
         state.timings = dict(result.timings)

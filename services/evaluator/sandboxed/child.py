@@ -31,7 +31,8 @@ from kevolve.exec.childstatus import ChildFailure, ChildStatus
 from kevolve.reports import CaseTiming, KernelLaunches
 from kevolve.specfile import load_module, outline
 
-from ..protocol import (CANDIDATE_FILE, GO, PHASE1_MARKER, REF_META_FILE, SPEC_FILE, STOP, TIMED_MARKER, TRIALS_MARKER,
+from ..protocol import (CANDIDATE_FILE, GO, OUTPUT_PART_SUFFIX, PHASE1_MARKER, REF_META_FILE, SPEC_FILE, STAGED_MARKER,
+                        STOP, TIMED_MARKER, TRIALS_MARKER,
                         BaselineResult, CandidateResult, EvalPlan, OutputShape, PlanCase, ReferenceCase, ReferenceResult,
                         result_file)
 from . import inputs
@@ -208,14 +209,52 @@ def _timing_step(step: Callable[[], T], doing: str) -> T:
         ) from exc
 
 
-def _wait_for_go(work: Path) -> bool:
+class Stopped(Exception):
+    """The worker said STOP: the run ends without a verdict of its own."""
+
+
+def _wait_for(work: Path, marker: str = GO) -> bool:
+    """True once the worker writes ``marker``; False on its STOP (or after GO_WAIT_S)."""
     deadline = time.monotonic() + GO_WAIT_S
     while time.monotonic() < deadline:
-        for name, answer in ((GO, True), (STOP, False)):
+        for name, answer in ((marker, True), (STOP, False)):
             if (work / name).exists():
                 return answer
-        time.sleep(0.01)
+        time.sleep(0.005)
     return False
+
+
+def _save(values: list[Any], path: Path) -> None:
+    """Saved whole under a temporary name, then renamed into place: the worker compares a file
+    the moment it appears."""
+    part = path.with_name(path.name + OUTPUT_PART_SUFFIX)
+    torch.save(values, part)
+    os.replace(part, path)
+
+
+def _no_checksums() -> None:
+    """Files this process saves carry no CRC-32 (a third of the time of saving a 64 MB output
+    on a host core): nothing reads them but the worker, on the same machine, and a checksum
+    the candidate could recompute guards nothing against it."""
+    try:
+        from torch.utils.serialization import config
+
+        config.save.compute_crc32 = False
+    except (ImportError, AttributeError):  # an older torch: saved with checksums
+        pass
+
+
+def _process_age_s() -> float:
+    """Seconds since this process started, from the kernel's start time in clock ticks since
+    boot. ``psutil``'s create_time adds the boot time, which the kernel states in whole
+    seconds: up to a second off, and a different second on every host."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        import psutil
+
+        return max(0.0, time.time() - psutil.Process().create_time())
 
 
 class CandidateRun:
@@ -238,6 +277,7 @@ class CandidateRun:
         # Where the trial and re-check sets' time went (inputs, calls, saving the outputs).
         self.phases_s: dict[str, float] = {}
         self.called = False
+        self.staged = False  # the worker's copies of the trial inputs are all there
         if self.device == "cuda":
             # Triton's driver starts once per process, running helper programs (``file`` via
             # platform.architecture, ``ldconfig``, a C compiler): started here, before the
@@ -324,6 +364,12 @@ class CandidateRun:
         return [o.detach().cpu() for o in outs]
 
     def _run_set(self, case: PlanCase, model: Any, kind: Literal["trials", "recheck"]) -> None:
+        if not self.staged:
+            mark = time.monotonic()
+            if not _wait_for(self.work, STAGED_MARKER):
+                raise Stopped()
+            self.staged = True
+            self._account(kind, "wait_for_inputs", mark)
         out_dir = self.work / "out" / str(case.index)
         out_dir.mkdir(parents=True, exist_ok=True)
         for i in range(len(case.draws(kind))):
@@ -343,7 +389,7 @@ class CandidateRun:
                 entry = self.kernels.setdefault(launch.name, KernelLaunches(name=launch.name, grid=list(launch.grid)))
                 entry.launches += 1
             mark = time.monotonic()
-            torch.save(outs, out_dir / f"{kind}{i}.pt")
+            _save(outs, out_dir / f"{kind}{i}.pt")
             self._account(kind, "save", mark)
 
     def _account(self, kind: str, what: str, since: float) -> None:
@@ -352,7 +398,10 @@ class CandidateRun:
 
     def correctness(self) -> None:
         for case in self.plan.cases:
+            mark = time.monotonic()
+            # The first load also starts the device (a CUDA context) while the inputs arrive.
             self.models[case.index] = self._load(case)
+            self._account("trials", "load", mark)
             self._run_set(case, self.models[case.index][1], "trials")
 
     def prepare_timing(self, ref_meta: dict[str, ReferenceCase]) -> None:
@@ -415,9 +464,7 @@ def _failed(f: Failure, run: CandidateRun) -> CandidateResult:
 
 def run_candidate(plan: EvalPlan, work: Path) -> CandidateResult:
     # Wall time per step as this process saw it (reported; the worker cannot see inside).
-    import psutil
-
-    phases = {"start_and_import": round(max(0.0, time.time() - psutil.Process().create_time()), 3)}
+    phases = {"start_and_import": round(_process_age_s(), 3)}
     mark = time.monotonic()
 
     def lap(name: str) -> None:
@@ -437,8 +484,10 @@ def run_candidate(plan: EvalPlan, work: Path) -> CandidateResult:
         phases.update(getattr(run.platform, "phases_s", {}))  # a timer's own account of that step
     except Failure as f:
         return _failed(f, run)
+    except Stopped:
+        return CandidateResult(status="stopped", kernels=list(run.kernels.values()))
     ChildStatus().write(work / PHASE1_MARKER)
-    if not _wait_for_go(work):
+    if not _wait_for(work):
         return CandidateResult(status="stopped", kernels=list(run.kernels.values()))
     lap("wait_for_go")
     try:
@@ -488,7 +537,7 @@ def run_baselines(plan: EvalPlan, work: Path) -> BaselineResult:
     if plan.device == "cuda":
         torch.cuda.empty_cache()
     ChildStatus().write(work / PHASE1_MARKER)
-    if not _wait_for_go(work):
+    if not _wait_for(work):
         return BaselineResult(status="stopped")
     timings = {index: platform.time_case(ctx) for index, ctx in contexts.items()}
     ChildStatus().write(work / TIMED_MARKER)
@@ -510,6 +559,7 @@ def run_mode(mode: str, plan_path: Path) -> None:
     work = plan_path.parent
     plan = EvalPlan.load(plan_path)
     torch.set_num_threads(1)
+    _no_checksums()
     float32_precision(plan.allow_tf32 and mode in ("candidate", "baselines"))
     runs: dict[str, Callable[[EvalPlan, Path], ChildStatus]] = {
         "reference": run_reference, "candidate": run_candidate, "baselines": run_baselines}

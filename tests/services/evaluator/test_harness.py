@@ -305,3 +305,39 @@ def test_trial_outputs_are_compared_while_the_child_prepares_its_timing(tmp_path
     assert phases.index("compare_trials") < phases.index("candidate_prepare_timing") < phases.index(
         "candidate_timing")
     assert bad.result.verdict == common_pb2.INCORRECT    # verdicts as before
+
+
+def test_inputs_that_cannot_be_staged_stop_the_child_at_once_with_a_clear_error(
+    cpu_harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The trial inputs are copied in while the child starts. When that copy fails (a full
+    # disk), the evaluator says so, and the child, waiting for its inputs, stops at once
+    # instead of running out its deadline.
+    import time
+
+    def full_disk(*_: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Harness, "_stage_inputs", staticmethod(full_disk))
+    started = time.monotonic()
+    out = cpu_harness.evaluate(cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py"))
+    assert out.result.verdict == common_pb2.INFRA_ERROR and out.result.decided_by == "infra:stage_inputs"
+    assert "No space left on device" in out.result.reason
+    assert time.monotonic() - started < 60     # the 90 s deadline never came into it
+
+
+def test_a_childs_start_is_timed_from_its_own_start(tmp_path: Path) -> None:
+    # The report's start_and_import: psutil's start time rests on a boot time in whole
+    # seconds, so it was up to a second off on every host; the kernel's clock ticks are not.
+    import subprocess
+    import sys
+    import time
+
+    code = ("import time; from services.evaluator.sandboxed.child import _process_age_s; "
+            "print(_process_age_s(), flush=True)")
+    started = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    elapsed = time.monotonic() - started
+    age = float(out.stdout.strip().splitlines()[-1])
+    assert 0.0 < age <= elapsed + 0.02, (age, elapsed)
+    assert age > 0.5 * (elapsed - 0.5) or elapsed < 1.0   # it counts the imports, not a fraction of them

@@ -1,0 +1,68 @@
+"""A run's outputs compared as the child saves them: in order, each once, the first
+disagreement kept, a missing or unreadable file the candidate's failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from evaluator_helpers import FIXTURES, cpu_job
+
+from kevolve.specfile import check_outline
+from services.evaluator.plan import build_plan
+from services.evaluator.protocol import Draw, EvalPlan, PlanCase
+from services.evaluator.saved_outputs import OutputComparer
+
+
+def _plan(trials: int) -> EvalPlan:
+    """A one-case plan as the worker builds it, with ``trials`` trial draws."""
+    spec = FIXTURES / "specs" / "softmax_small.py"
+    built = dict(build_plan(cpu_job(spec, spec), check_outline(spec.read_text())))
+    case = PlanCase.model_validate(built["cases"][0]).model_copy(
+        update={"index": 0, "trials": [Draw(seed=i, variant="raw") for i in range(trials)], "recheck": []})
+    return EvalPlan.model_validate({**built, "cases": [case.model_dump()]})
+
+
+def _dirs(tmp_path: Path, expected: list[torch.Tensor]) -> tuple[Path, Path]:
+    ref, work = tmp_path / "refdir", tmp_path / "work"
+    (ref / "ref" / "0").mkdir(parents=True)
+    (work / "out" / "0").mkdir(parents=True)
+    for i, t in enumerate(expected):
+        torch.save([t], ref / "ref" / "0" / f"expected_trials{i}.pt")
+    return ref, work
+
+
+def test_outputs_are_compared_as_they_arrive_and_the_set_ends_on_the_last(tmp_path: Path) -> None:
+    expected = [torch.full((64,), float(i)) for i in range(3)]
+    ref, work = _dirs(tmp_path, expected)
+    comparer = OutputComparer(_plan(3), ref, work, "trials", atol=0.0, rtol=0.0)
+    assert comparer.advance() is False and comparer.errors == {}     # nothing saved yet
+    torch.save([expected[0] + 1e-6], work / "out" / "0" / "trials0.pt")
+    assert comparer.advance() is False
+    assert comparer.errors[0]["max_abs_error"] > 0                   # the first is compared already
+    for i in (1, 2):
+        torch.save([expected[i]], work / "out" / "0" / f"trials{i}.pt")
+    assert comparer.advance() is True and comparer.problem is None and comparer.total == 3
+
+
+def test_the_first_disagreement_is_kept_and_names_its_trial(tmp_path: Path) -> None:
+    expected = [torch.zeros(64), torch.zeros(64)]
+    ref, work = _dirs(tmp_path, expected)
+    torch.save([torch.zeros(64)], work / "out" / "0" / "trials0.pt")
+    torch.save([torch.ones(64)], work / "out" / "0" / "trials1.pt")
+    comparer = OutputComparer(_plan(2), ref, work, "trials", atol=0.0, rtol=0.0)
+    assert comparer.advance() is True
+    assert comparer.problem is not None and comparer.problem.verdict == "INCORRECT"
+    assert "trials 1" in comparer.problem.reason and comparer.problem.mismatch["trial"] == 1
+
+
+def test_a_missing_or_unreadable_output_is_the_candidates_failure(tmp_path: Path) -> None:
+    ref, work = _dirs(tmp_path, [torch.zeros(8), torch.zeros(8)])
+    torch.save([torch.zeros(8)], work / "out" / "0" / "trials0.pt")
+    comparer = OutputComparer(_plan(2), ref, work, "trials", atol=0.0, rtol=0.0)
+    comparer.finish()                  # the child said it was done: trials1 never came
+    assert comparer.problem is not None and comparer.problem.decided_by == "runtime:output_file"
+    (work / "out" / "0" / "trials1.pt").write_bytes(b"not a tensor file")
+    again = OutputComparer(_plan(2), ref, work, "trials", atol=0.0, rtol=0.0)
+    again.finish()
+    assert again.problem is not None and again.problem.decided_by == "runtime:output_file"
