@@ -334,17 +334,21 @@ class CandidateRun:
 
     def _call(self, model: Any, values: list[Any]) -> list[torch.Tensor]:
         """One guarded forward: the outputs as plain CPU tensors, or a Failure."""
+        mark = time.monotonic()
         tensors = _tensors(values)
         pristine = [t.clone() for t in tensors]
         if self.device == "cuda":
             # Poison the caching allocator: memory torch.empty hands out next is NaN, not a
             # stale copy of something correct.
             torch.empty(max(1, sum(t.numel() for t in tensors)) * 2, device="cuda").fill_(float("nan"))
+            torch.cuda.synchronize()
+        mark = self._part("pristine_and_poison", mark)
         try:
             with self.guards.observe_forward(self.recorder):
                 out = model(*values)
                 if self.device == "cuda":
                     torch.cuda.synchronize()
+            mark = self._part("forward", mark)
             outs = self.guards.flatten_outputs(out)
             self.guards.check_aliasing(outs, tensors)
             self.guards.check_identity(self.originals)
@@ -361,7 +365,17 @@ class CandidateRun:
                 raise Failure(
                     "INCORRECT", "trial:device", f"output {i} is on {o.device}, expected {self.device}"
                 )
-        return [o.detach().cpu() for o in outs]
+        mark = self._part("checks", mark)
+        copied = [o.detach().cpu() for o in outs]
+        self._part("copy_out", mark)
+        return copied
+
+    def _part(self, name: str, since: float) -> float:
+        """Where a guarded call's time goes, summed over every trial and re-check call."""
+        now = time.monotonic()
+        key = f"guarded_call.{name}"
+        self.phases_s[key] = round(self.phases_s.get(key, 0.0) + now - since, 3)
+        return now
 
     def _run_set(self, case: PlanCase, model: Any, kind: Literal["trials", "recheck"]) -> None:
         if not self.staged:
