@@ -36,7 +36,7 @@ from . import job_baselines, static_check
 from .config import EvaluatorSettings
 from .plan import EvalJob, build_plan, device_of
 from .protocol import (CANDIDATE_FILE, GO, MACHINE_MODEL_FILE, PHASE1_MARKER, PLAN_FILE, REF_META_FILE, SPEC_FILE,
-                       STAGED_MARKER, STOP, TIMED_MARKER, TRIALS_MARKER, CandidateResult, EvalPlan, ReferenceResult,
+                       PART_SUFFIX, STOP, TIMED_MARKER, TRIALS_MARKER, CandidateResult, EvalPlan, ReferenceResult,
                        result_file)
 from .saved_outputs import OutputComparer
 from .verdict import Outcome, RunState, build_outcome
@@ -340,15 +340,23 @@ class Harness:
 
     @staticmethod
     def _stage_inputs(plan: EvalPlan, ref_dir: Path, work: Path) -> None:
-        """Copies of the reference's input files (never its expected outputs), then the marker
-        the child waits for. Copies, not links: the child may write its scratch, and a
+        """Copies of the reference's input files (never its expected outputs), each renamed
+        into place once whole, in the order the child reads them: every case's trials, then
+        every case's re-check sets. Copies, not links: the child may write its scratch, and a
         changed input must not reach the reference cache or another candidate."""
-        for case in plan.cases:
-            src, dst = ref_dir / "ref" / str(case.index), work / "in" / str(case.index)
-            for f in sorted(src.iterdir()):
-                if f.name.startswith("inputs_"):
-                    shutil.copyfile(f, dst / f.name)
-        (work / STAGED_MARKER).touch()
+        for kind in ("trials", "recheck"):
+            for case in plan.cases:
+                for i in range(len(case.draws(kind))):
+                    name = f"inputs_{kind}{i}.pt"
+                    dst = work / "in" / str(case.index) / name
+                    part = dst.with_name(name + PART_SUFFIX)
+                    shutil.copyfile(ref_dir / "ref" / str(case.index) / name, part)
+                    os.replace(part, dst)
+
+    @staticmethod
+    def _staging_failed(errors: list[OSError], state: RunState) -> None:
+        if errors and not state.failed:
+            state.fail("INFRA_ERROR", "infra:stage_inputs", f"the inputs could not be staged ({errors[0]})")
 
     def _comparer(self, plan: EvalPlan, ref_dir: Path, work: Path, kind: Literal["trials", "recheck"],
                   job: EvalJob) -> OutputComparer:
@@ -384,13 +392,19 @@ class Harness:
             target=lambda: holder.update(run=self._child(job, "candidate", work, timeout, grace)), daemon=True
         )
         thread.start()
-        # The trial inputs are copied in while the child starts, imports the spec and the
-        # candidate and builds its model; it reads them once STAGED_MARKER is there.
-        try:
-            self._stage_inputs(plan, ref_dir, work)
-        except OSError as exc:
-            (work / STOP).touch()
-            state.fail("INFRA_ERROR", "infra:stage_inputs", f"the trial inputs could not be staged ({exc})")
+        # The inputs are copied in while the child starts, imports the spec and the candidate,
+        # builds its model and runs its first trials; it waits for each file it reads.
+        staging_errors: list[OSError] = []
+
+        def stage() -> None:
+            try:
+                self._stage_inputs(plan, ref_dir, work)
+            except OSError as exc:
+                staging_errors.append(exc)
+                (work / STOP).touch()
+
+        stager = threading.Thread(target=stage, daemon=True)
+        stager.start()
         state.phase("stage_inputs")
         trials = self._comparer(plan, ref_dir, work, "trials", job)
         recheck = self._comparer(plan, ref_dir, work, "recheck", job)
@@ -398,6 +412,7 @@ class Harness:
         timed = False
         try:
             while thread.is_alive():
+                self._staging_failed(staging_errors, state)
                 if not compared and not state.failed:
                     # Each output as soon as it is saved, while the child runs the next trial.
                     trials.advance()
@@ -427,6 +442,8 @@ class Harness:
                 if timed:
                     recheck.advance()  # judged after the child's own outcome (_classify_run)
                 thread.join(0.02)
+            stager.join()
+            self._staging_failed(staging_errors, state)
             run = holder["run"]
             if not compared:
                 state.phase("candidate_correctness")

@@ -30,12 +30,12 @@ MACHINE_MODEL_FILE = "machine_model.toml"  # a simulated platform's machine mode
 # (the worker compares them while the child prepares its timing), PHASE1_MARKER when it is
 # ready to be timed, then waits for the worker's GO (or STOP) file; TIMED_MARKER says its
 # timing loop is over.
-# The worker copies the trial inputs in while the child starts; STAGED_MARKER says they are all
-# there (the plan, spec, candidate and weights are there before the child starts). A child
-# saves each output file under OUTPUT_PART_SUFFIX and renames it into place once it is
-# whole, so the worker may compare it the moment it appears.
-STAGED_MARKER = "staged"
-OUTPUT_PART_SUFFIX = ".part"
+# Files that cross while the other side is running are written under PART_SUFFIX and renamed
+# into place once whole: the worker copies each input file in (the plan, spec, candidate and
+# weights are there before the child starts) in the order the child reads them, and the
+# child waits for each; the child saves each output file so, and the worker compares it the
+# moment it appears.
+PART_SUFFIX = ".part"
 TRIALS_MARKER = "trials.json"
 PHASE1_MARKER = "phase1.json"
 GO, STOP = "go", "stop"

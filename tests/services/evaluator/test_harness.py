@@ -341,3 +341,22 @@ def test_a_childs_start_is_timed_from_its_own_start(tmp_path: Path) -> None:
     age = float(out.stdout.strip().splitlines()[-1])
     assert 0.0 < age <= elapsed + 0.02, (age, elapsed)
     assert age > 0.5 * (elapsed - 0.5) or elapsed < 1.0   # it counts the imports, not a fraction of them
+
+
+def test_a_child_waits_for_inputs_that_arrive_while_it_runs(
+    cpu_harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The inputs are copied in while the child starts; one that comes late is waited for,
+    # file by file, and the verdict is the same.
+    import time
+
+    real = Harness._stage_inputs
+
+    def slow(*args: object) -> None:
+        time.sleep(1.5)
+        real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Harness, "_stage_inputs", staticmethod(slow))
+    out = cpu_harness.evaluate(cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py"))
+    assert out.result.verdict == common_pb2.PASSED, out.result.reason
+    assert out.report["candidate_phases_s"]["correctness_trials.wait_for_inputs"] > 0.3
