@@ -219,3 +219,19 @@ def test_random_generator_cli_writes_specs_and_manifest(tmp_path: Path) -> None:
     assert manifest == written
     for path in tmp_path.glob("*.py"):
         specfile.check_outline(path.read_text())
+
+
+def test_the_gpu_sample_is_the_stratified_draw_and_covers_every_class_and_level_in_its_first_round() -> None:
+    import subprocess
+    import sys
+
+    listed = (CORPUS / "gpu_sample.txt").read_text()
+    drawn = subprocess.run([sys.executable, str(CORPUS / "stratified_sample.py")], capture_output=True, text=True,
+                           check=True).stdout
+    assert listed == drawn     # the committed list is the tool's draw, not edited by hand
+    entries = [line for line in listed.splitlines() if line and not line.startswith("#")]
+    assert len(entries) == len(set(entries)) >= 60
+    strata = {(entry.split("/")[0], MANIFESTS[entry.split("/")[0]][entry.split("/")[1]]) for entry in entries}
+    first_round = entries[:len(strata)]
+    assert {(e.split("/")[0], MANIFESTS[e.split("/")[0]][e.split("/")[1]]) for e in first_round} == strata
+    assert {folder for folder, _ in strata} == set(FOLDERS)
