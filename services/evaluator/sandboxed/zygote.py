@@ -7,8 +7,8 @@ hidden), and forks per request. Each forked child gets its own session (process 
 its own rlimits, a wall-clock deadline and a memory/process watchdog, exactly like
 ``kevolve.exec.sandbox.run``; the zygote never runs candidate code itself.
 
-A child is forked ahead of its request (a *spare*, one at a time): it takes its own session
-and, on a GPU pool, starts its CUDA context (0.3 s of an H100 evaluation's critical path),
+On a GPU pool a child is forked ahead of its request (a *spare*, one at a time): it takes
+its own session and starts its CUDA context (0.3 s of an H100 evaluation's critical path),
 then waits for a request on a pipe; from then on it is any other child. A spare that does not
 start within ``FORK_START_S`` is killed and another forked; a request that finds none ready
 forks one of its own, as before.
@@ -303,7 +303,8 @@ def main() -> None:
         _warm_gpu_imports()
     interp_compat.apply()  # forked candidates inherit the patched interpreter
     torch.set_num_threads(1)  # no OpenMP pool in the zygote: forking after one starts deadlocks
-    threading.Thread(target=_keep_spare, daemon=True).start()
+    if _GPU:  # what a spare saves is the CUDA context: on a cpu pool, a fork costs as much as it saves
+        threading.Thread(target=_keep_spare, daemon=True).start()
     _reply({"id": "", "ready": True})
     for line in sys.stdin:
         try:
