@@ -59,6 +59,10 @@ class EvaluatorSettings(BaseSettings):
         "every candidate still gets its own CUDA context",
     )
     keep_runs: bool = Field(False, description="keep per-run scratch directories (debugging)")
+    min_free_disk_mb: int = Field(
+        2048, ge=0,
+        description="space the scratch disk keeps free: a reference run or a candidate's staged inputs "
+                    "that would leave less fail as INFRA_ERROR (infra:disk) instead of filling the disk")
     reference_cache_entries: int = Field(
         64, ge=0, le=10_000, description="cached reference runs kept on disk"
     )

@@ -53,11 +53,21 @@ _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
 
 
+def _staged_bytes(plan: EvalPlan, ref_dir: Path) -> int:
+    """What a candidate's scratch receives from the reference: weights and inputs."""
+    return sum(f.stat().st_size for case in plan.cases for f in (ref_dir / "ref" / str(case.index)).iterdir()
+               if not f.name.startswith("expected_"))
+
+
 def _give_back(gpu_lock: GpuLock | None, state: RunState) -> None:
     """Release the GPU lock if this evaluation holds it; the report keeps when it was held."""
     if gpu_lock is not None and gpu_lock.held:
         gpu_lock.release()
         state.gpu_lock_window = list(gpu_lock.window)
+
+
+class DiskShort(RuntimeError):
+    """The scratch disk cannot take what a run writes without going under its free reserve."""
 
 
 class Harness:
@@ -180,6 +190,7 @@ class Harness:
             shared = self._fetch_shared(key, final)
             if shared is not None:
                 return final, shared, ""
+            self._check_disk(0)  # what the reference writes is known only once it has run
             work = self.root / "refcache" / f".tmp-{uuid.uuid4().hex}"
             work.mkdir()
             plan.write(work)
@@ -198,6 +209,22 @@ class Harness:
             self._share(key, final)
             self._trim_cache()
             return final, result, ""
+
+    def _check_disk(self, need_bytes: int) -> None:
+        """Raise DiskShort when writing ``need_bytes`` would leave the scratch disk under its
+        reserve. Twelve production-size jobs at once, each with its reference sets and every
+        candidate's staged copies, can fill a GPU host's disk, and a full disk takes the
+        other services down with it. The caller hears what its own run needs; how full the
+        disk is (what other jobs hold) goes to this service's log only."""
+        free = shutil.disk_usage(self.root).free
+        keep = self.settings.min_free_disk_mb * 2**20
+        if free - need_bytes >= keep:
+            return
+        log.warning("scratch disk short", free_mb=free // 2**20, need_mb=need_bytes // 2**20,
+                    reserve_mb=self.settings.min_free_disk_mb)
+        raise DiskShort(f"the evaluator's scratch disk is too full for this run: it writes "
+                        f"{need_bytes / 2**30:.2f} GiB and {keep / 2**30:.2f} GiB are kept free "
+                        "(KEVOLVE_EVALUATOR_MIN_FREE_DISK_MB); try again when other jobs have ended")
 
     def _shared_key(self, key: str) -> str:
         return f"refcache/{key}.tar"
@@ -282,7 +309,13 @@ class Harness:
         except (SpecError, ValueError) as exc:
             state.fail("INFRA_ERROR", "load:spec", f"the spec is unusable: {exc}")
             return None
-        ref_dir, ref, error = self.reference(job, plan)
+        try:
+            ref_dir, ref, error = self.reference(job, plan)
+            if ref_dir is not None:
+                self._check_disk(_staged_bytes(plan, ref_dir))
+        except DiskShort as exc:
+            state.fail("INFRA_ERROR", "infra:disk", str(exc))
+            return plan
         state.phase("reference")
         if ref_dir is None:
             state.check("reference", False, error)

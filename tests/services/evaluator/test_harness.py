@@ -360,3 +360,37 @@ def test_a_child_waits_for_inputs_that_arrive_while_it_runs(
     out = cpu_harness.evaluate(cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py"))
     assert out.result.verdict == common_pb2.PASSED, out.result.reason
     assert out.report["candidate_phases_s"]["correctness_trials.wait_for_inputs"] > 0.3
+
+
+def test_a_run_the_scratch_disk_cannot_take_fails_cleanly_and_says_what_it_needs(
+    cpu_harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reference sets and staged copies of many production-size jobs can fill a GPU host's
+    # disk. A run that would go under the reserve is an infrastructure error naming what it
+    # writes and the setting; how full the disk is (what other jobs hold) is not told.
+    import collections
+    import shutil as shutil_module
+
+    from services.evaluator import harness as harness_module
+
+    usage = collections.namedtuple("usage", "total used free")
+    job = cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py")
+    assert cpu_harness.evaluate(job).result.verdict == common_pb2.PASSED    # its reference is cached now
+    reserve = cpu_harness.settings.min_free_disk_mb * 2**20
+    real_usage = shutil_module.disk_usage
+    monkeypatch.setattr(harness_module.shutil, "disk_usage",
+                        lambda path: usage(10 * 2**40, 10 * 2**40 - reserve - 1000, reserve + 1000))
+    out = cpu_harness.evaluate(job)     # the staged inputs (a few KB) would cross the reserve
+    assert out.result.verdict == common_pb2.INFRA_ERROR and out.result.decided_by == "infra:disk"
+    assert "KEVOLVE_EVALUATOR_MIN_FREE_DISK_MB" in out.result.reason and "GiB" in out.result.reason
+    assert str(reserve + 1000) not in out.result.reason and "10240" not in out.result.reason
+    # Under the reserve already: a spec whose reference is not cached does not start writing it.
+    monkeypatch.setattr(harness_module.shutil, "disk_usage", lambda path: usage(10 * 2**40, 10 * 2**40, reserve - 1))
+    refs_before = sorted((cpu_harness.root / "refcache").iterdir())
+    new_spec = (SPECS / "softmax_small.py").read_text() + "\n# another spec: no cached reference\n"
+    fresh = cpu_harness.evaluate(EvalJob(spec_source=new_spec, candidate_source=job.candidate_source,
+                                         platform=job.platform, seed=job.seed))
+    assert fresh.result.verdict == common_pb2.INFRA_ERROR and fresh.result.decided_by == "infra:disk"
+    assert sorted((cpu_harness.root / "refcache").iterdir()) == refs_before
+    monkeypatch.setattr(harness_module.shutil, "disk_usage", real_usage)
+    assert cpu_harness.evaluate(job).result.verdict == common_pb2.PASSED    # room again: as before
