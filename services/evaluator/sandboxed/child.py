@@ -394,10 +394,7 @@ class CandidateRun:
 
     def _part(self, name: str, since: float) -> float:
         """Where a guarded call's time goes, summed over every trial and re-check call."""
-        now = time.monotonic()
-        key = f"guarded_call.{name}"
-        self.phases_s[key] = round(self.phases_s.get(key, 0.0) + now - since, 3)
-        return now
+        return self._add_time(f"guarded_call.{name}", since)
 
     def _run_set(self, case: PlanCase, model: Any, kind: Literal["trials", "recheck"]) -> None:
         out_dir = self.work / "out" / str(case.index)
@@ -431,8 +428,11 @@ class CandidateRun:
         self._host_buffers.clear()
 
     def _account(self, kind: str, what: str, since: float) -> float:
+        return self._add_time(f"{'correctness_trials' if kind == 'trials' else 'recheck'}.{what}", since)
+
+    def _add_time(self, key: str, since: float) -> float:
+        """Seconds since ``since`` added to phase ``key``; returns now, the next step's start."""
         now = time.monotonic()
-        key = f"{'correctness_trials' if kind == 'trials' else 'recheck'}.{what}"
         self.phases_s[key] = round(self.phases_s.get(key, 0.0) + now - since, 3)
         return now
 
