@@ -35,7 +35,7 @@ from ..protocol import (CANDIDATE_FILE, GO, PART_SUFFIX, PHASE1_MARKER, REF_META
                         STOP, TIMED_MARKER, TRIALS_MARKER,
                         BaselineResult, CandidateResult, EvalPlan, OutputShape, PlanCase, ReferenceCase, ReferenceResult,
                         result_file)
-from . import inputs
+from . import ahead, inputs
 from .platforms.base import TimerInfraError, TimingContext
 
 # The worker may hold the go back while other candidates are timed on this GPU; the sandbox
@@ -134,18 +134,6 @@ def _timing_inputs(spec: Any, case: PlanCase, device: str) -> Callable[[int], li
         return inputs.make_inputs(spec, case.timing_seed + i, inputs.VARIANTS[i % 5], device, on_device=True)
 
     return make_inputs
-
-
-def _reference_model(spec: Any, case: PlanCase, work: Path, device: str) -> Callable[[], torch.nn.Module]:
-    """The spec's Model with the reference run's weights: what the baselines run."""
-
-    def make_reference() -> torch.nn.Module:
-        torch.manual_seed(case.state_seed)
-        ref = spec.Model(*spec.get_init_inputs())
-        ref.load_state_dict(torch.load(work / "in" / str(case.index) / "state.pt", weights_only=True))
-        return ref.to(device).eval()
-
-    return make_reference
 
 
 # -- candidate ------------------------------------------------------------------------------
@@ -271,6 +259,8 @@ class CandidateRun:
         self.work = work
         self.device = plan.device
         self.machine_model = plan.machine_model_in(work)
+        # What baselines built ahead of this process's request must have been built from.
+        self.spec_digest = ahead.spec_digest((work / SPEC_FILE).read_bytes())
         self.platform = create_timing_platform(plan.platform.resolved(self.machine_model))
         self.originals = guards.guarded_functions()
         self.recorder = guards.LaunchRecorder()
@@ -477,7 +467,8 @@ class CandidateRun:
             run_candidate=run_candidate,
             machine_model=self.machine_model,
             make_inputs=_timing_inputs(spec, case, self.device),
-            make_reference=_reference_model(spec, case, self.work, self.device),
+            make_reference=ahead.reference_model(spec, case, self.work, self.device, self.spec_digest,
+                                                 self.plan.allow_tf32),
             bytes_moved=float(ref_meta[str(case.index)].bytes_moved if str(case.index) in ref_meta else 0),
             launches=launches,
             # Its job's run sampled the baselines: the candidate samples itself alone (the call
@@ -561,6 +552,7 @@ def run_baselines(plan: EvalPlan, work: Path) -> BaselineResult:
     platform = create_timing_platform(plan.platform.resolved(plan.machine_model_in(work)))
     ref_meta = ReferenceResult.model_validate_json((work / REF_META_FILE).read_text()).cases
     source = (work / SPEC_FILE).read_text()
+    digest = ahead.spec_digest((work / SPEC_FILE).read_bytes())
     contexts: dict[str, TimingContext] = {}
 
     def no_candidate(values: Any) -> Any:
@@ -571,7 +563,7 @@ def run_baselines(plan: EvalPlan, work: Path) -> BaselineResult:
         ctx = TimingContext(
             case=case.name, sizes=case.sizes, device=plan.device, forward=no_candidate, run_candidate=no_candidate,
             make_inputs=_timing_inputs(spec, case, plan.device),
-            make_reference=_reference_model(spec, case, work, plan.device),
+            make_reference=ahead.reference_model(spec, case, work, plan.device, digest, plan.allow_tf32),
             bytes_moved=float(ref_meta[str(case.index)].bytes_moved if str(case.index) in ref_meta else 0),
             contenders=("eager", "compile"),
         )
@@ -585,6 +577,30 @@ def run_baselines(plan: EvalPlan, work: Path) -> BaselineResult:
     timings = {index: platform.time_case(ctx) for index, ctx in contexts.items()}
     ChildStatus().write(work / TIMED_MARKER)
     return BaselineResult(timings=timings)
+
+
+def build_ahead(plan_path: Path, source: bytes) -> None:
+    """In a GPU pool's spare, before its request: every case's baselines from the plan of the
+    request before it (``source``: its spec, as the spare read it), built, compiled and called
+    once, and kept for a request of the same spec (``ahead.py``). Their inputs are freed."""
+    from .platforms import create_timing_platform
+
+    work = plan_path.parent
+    plan = EvalPlan.load(plan_path)
+    if plan.device != "cuda":
+        return
+    torch.set_num_threads(1)
+    float32_precision(plan.allow_tf32)
+    platform = create_timing_platform(plan.platform.resolved(plan.machine_model_in(work)))
+    build = getattr(platform, "build_ahead", None)
+    if build is None:
+        return
+    digest, text = ahead.spec_digest(source), source.decode()
+    for case in plan.cases:
+        spec = load_module(text, f"kv_spec_{case.index}", case.sizes, str(work / SPEC_FILE))
+        reference = build(_timing_inputs(spec, case, plan.device), ahead.reference_model(spec, case, work, plan.device))
+        ahead.keep(digest, case, plan.allow_tf32, reference)
+    torch.cuda.empty_cache()
 
 
 def float32_precision(tf32: bool) -> None:

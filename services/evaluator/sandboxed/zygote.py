@@ -11,7 +11,12 @@ On a GPU pool a child is forked ahead of its request (a *spare*, one at a time):
 its own session and starts its CUDA context (0.3 s of an H100 evaluation's critical path),
 then waits for a request on a pipe; from then on it is any other child. A spare that does not
 start within ``FORK_START_S`` is killed and another forked; a request that finds none ready
-forks one of its own, as before.
+forks one of its own, as before. A spare is forked as a request comes, and the next request is
+most often a candidate of the same job: so it also builds that request's baselines ahead
+(``ahead.py``: the reference model and its torch.compile, about a second of every
+evaluation), and says first which spec it loads. A request of another spec never runs in it:
+the spare is retired and the request gets a fresh child. A spare still building after
+``AHEAD_S`` is retired the same way.
 
 Protocol (JSON lines): stdin ``{"id", "mode", "plan", "timeout_s", "memory_mb", "max_procs",
 "address_space"}`` to run a child, ``{"id", "grace_s"}`` to extend a running child's deadline;
@@ -48,13 +53,18 @@ import triton.language  # noqa: F401
 
 from kevolve.exec import interp_compat
 
-from . import child, guards, inputs  # noqa: F401 - warm imports for the forked children
+from ..protocol import SPEC_FILE
+from . import ahead, child, guards, inputs  # noqa: F401 - warm imports for the forked children
 from .platforms import cpu  # noqa: F401
 
 _OUT = threading.Lock()
 _FORK_LOCK = threading.Lock()
 POLL_S = 0.05
 FORK_START_S = 10.0
+# How long a request waits for a spare to finish building its baselines ahead (a warm
+# torch.compile: about a second) before it is given a fresh child instead.
+AHEAD_S = 30.0
+DIGEST_CHARS = 64  # ahead.spec_digest: SHA-256 in hex
 _CHILDREN: set[int] = set()
 # Seconds the worker added to a running request's deadline (its wait for the GPU lock), by id.
 _GRACE: dict[str, float] = {}
@@ -112,21 +122,45 @@ def _run(req: dict[str, Any]) -> None:
 class _Spare:
     pid: int
     requests: int  # write end of the pipe the spare reads its request from
+    ready: int  # read end of the pipe it reports on: b"w" once its baselines are built
+    spec: str  # digest of the spec whose baselines it builds ahead ("": none, it ran no spec code)
 
 
 _SPARE: _Spare | None = None
 _PRIVATE_FDS: set[int] = set()  # the zygote's ends of spare pipes (changed under _FORK_LOCK)
 _SPARE_LOCK = threading.Lock()
 _SPARE_TAKEN = threading.Event()
+# The plan of the last request whose baselines a spare builds ahead (a candidate's or a job's
+# baselines run, on a GPU pool): the next spare is forked for a request of the same job.
+_HINT = ""
 
 
-def _spare_child(requests: int, ready: int) -> None:
-    """In a child forked ahead of its request: contain, start the device, say so, wait."""
+def _spare_child(requests: int, ready: int, hint: str) -> None:
+    """In a child forked ahead of its request: contain, start the device, say so, build the
+    baselines of ``hint``'s spec (ahead.py), say so, wait."""
     try:
         _contain()
+        # Nothing a spec prints reaches the zygote's replies: stdout and stderr are
+        # redirected to the request's own files once it comes.
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            os.dup2(quiet, fd)
+        os.close(quiet)
+        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - fresh streams, as in _run
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
         if _GPU:
             torch.zeros(1, device="cuda")  # this process's own CUDA context, made now
-        os.write(ready, b"1")
+        source = _read_spec(hint) if hint else None
+        # The digest of exactly what it is about to run, before running any of it: the
+        # zygote gives this spare no request of another spec.
+        digest = ahead.spec_digest(source) if source is not None else "-" * DIGEST_CHARS
+        os.write(ready, b"1" + digest.encode())  # one write of a fixed size: read whole
+        if source is not None:
+            try:
+                child.build_ahead(Path(hint), source)
+            except BaseException:  # noqa: BLE001 - the request builds its own baselines then
+                pass
+        os.write(ready, b"w")
         os.close(ready)
         data = b""
         while not data.endswith(b"\n") and (chunk := os.read(requests, 1 << 16)):
@@ -137,6 +171,13 @@ def _spare_child(requests: int, ready: int) -> None:
             _run(json.loads(data))
     finally:
         os._exit(0)
+
+
+def _read_spec(plan: str) -> bytes | None:
+    try:
+        return (Path(plan).parent / SPEC_FILE).read_bytes()
+    except OSError:  # the run is gone already: nothing to build ahead
+        return None
 
 
 def _forked() -> None:
@@ -158,28 +199,38 @@ def _close_private(fd: int) -> None:
 def _fork_spare() -> _Spare | None:
     """A spare that has started, or None (it did not within FORK_START_S: killed)."""
     with _FORK_LOCK:
+        hint = _HINT
         requests_r, requests_w = os.pipe()
         ready_r, ready_w = os.pipe()
         _PRIVATE_FDS.update((requests_w, ready_r))
         pid = os.fork()
         if pid == 0:
-            _forked()
-            _spare_child(requests_r, ready_w)
+            try:
+                _forked()
+                _spare_child(requests_r, ready_w, hint)
+            finally:
+                os._exit(0)  # never back into the zygote's own code
         # The spare's ends, closed before any other child is forked: none inherits them.
         os.close(requests_r)
         os.close(ready_w)
     with _CHILDREN_LOCK:
         _CHILDREN.add(pid)
-    started = select.select([ready_r], [], [], FORK_START_S)[0] and os.read(ready_r, 1) == b"1"
-    _close_private(ready_r)
-    if started:
-        return _Spare(pid, requests_w)
-    _kill(pid)
-    os.waitpid(pid, 0)
-    _close_private(requests_w)
-    with _CHILDREN_LOCK:
-        _CHILDREN.discard(pid)
+    said = os.read(ready_r, 1 + DIGEST_CHARS) if select.select([ready_r], [], [], FORK_START_S)[0] else b""
+    if said[:1] == b"1":
+        digest = said[1:].decode("ascii", "replace")
+        return _Spare(pid, requests_w, ready_r, "" if digest == "-" * DIGEST_CHARS else digest)
+    _retire(_Spare(pid, requests_w, ready_r, ""))
     return None
+
+
+def _retire(spare: _Spare) -> None:
+    """A spare that will run no request: killed, reaped, its pipes closed."""
+    _kill(spare.pid)
+    os.waitpid(spare.pid, 0)
+    _close_private(spare.requests)
+    _close_private(spare.ready)
+    with _CHILDREN_LOCK:
+        _CHILDREN.discard(spare.pid)
 
 
 def _keep_spare() -> None:
@@ -205,24 +256,56 @@ def _take_spare() -> _Spare | None:
     return spare
 
 
+def _fits(spare: _Spare, req: dict[str, Any]) -> bool:
+    """The spare ran no spec code, or the very spec of this request."""
+    if not spare.spec:
+        return True
+    source = _read_spec(str(req["plan"]))
+    return source is not None and ahead.spec_digest(source) == spare.spec
+
+
+def _hand_over(spare: _Spare, req: dict[str, Any]) -> bool:
+    """The request written to the spare, once it has built its baselines; False (the spare
+    retired) if it does not within AHEAD_S, or died building them."""
+    try:
+        os.write(spare.requests, (json.dumps(req) + "\n").encode())
+    except OSError:  # the spare died waiting
+        _retire(spare)
+        return False
+    built = select.select([spare.ready], [], [], AHEAD_S)[0] and os.read(spare.ready, 1) == b"w"
+    if not built:
+        _retire(spare)
+        return False
+    _close_private(spare.requests)
+    _close_private(spare.ready)
+    return True
+
+
+def _fork_child(req: dict[str, Any]) -> int:
+    with _FORK_LOCK:  # one fork at a time: a child is a copy of the zygote at one quiet moment
+        pid = os.fork()
+        if pid == 0:
+            _forked()
+            _child(req)
+    with _CHILDREN_LOCK:
+        _CHILDREN.add(pid)
+    return pid
+
+
 def _serve(req: dict[str, Any]) -> None:
-    started = time.monotonic()
+    global _HINT
+    started = time.monotonic()  # the request's deadline counts from here, as the worker's does
+    if _GPU and req.get("mode") in ("candidate", "baselines"):
+        _HINT = str(req["plan"])  # before the spare is taken: the next one is forked for it
     spare = _take_spare()
-    if spare is not None:
+    if spare is not None and not _fits(spare, req):
+        _retire(spare)  # it ran another spec's code: this request gets a process of its own
+        spare = None
+    if spare is not None and _hand_over(spare, req):
         pid = spare.pid
-        try:
-            os.write(spare.requests, (json.dumps(req) + "\n").encode())
-        except OSError:  # the spare died waiting: reported as a child that never started
-            pass
-        _close_private(spare.requests)
     else:
-        with _FORK_LOCK:  # one fork at a time: a child is a copy of the zygote at one quiet moment
-            pid = os.fork()
-            if pid == 0:
-                _forked()
-                _child(req)
-        with _CHILDREN_LOCK:
-            _CHILDREN.add(pid)
+        pid = _fork_child(req)
+    forked = time.monotonic()
     killed_for, peak, status = "", 0.0, 0
     own_group = False
     while True:
@@ -245,7 +328,7 @@ def _serve(req: dict[str, Any]) -> None:
         except psutil.Error:
             procs, rss = [], 0
         peak = max(peak, rss / 2**20)
-        if not own_group and time.monotonic() - started > FORK_START_S:
+        if not own_group and time.monotonic() - forked > FORK_START_S:
             killed_for = "fork"
         elif time.monotonic() > started + float(req["timeout_s"]) + _GRACE.get(req["id"], 0.0):
             killed_for = "timeout"

@@ -107,6 +107,10 @@ def test_a_jobs_baselines_are_timed_once_and_a_confirmation_times_them_beside_it
     # time never samples it alone: the fitness here is the call loop's, run interleaved.)
     assert abs(c.compile_ms - a.compile_ms) / c.compile_ms < 0.05, (a.compile_ms, c.compile_ms)
     assert first.result.fitness_view == second.result.fitness_view == "call_loop"
+    # The second runs in a spare that built its torch.compile baseline before the request came
+    # (from the first one's plan): it compiles nothing of its own, and times the same.
+    assert second.report["timing"]["0"]["extra"]["baselines_built_ahead"] == 1.0
+    assert second.report["candidate_phases_s"]["prepare_timing.first_calls.compile"] < 0.5
     graphs = gpu_harness.evaluate(dataclasses.replace(job, cuda_graphs=True))
     assert "baselines" not in {c["name"] for c in graphs.report["checks"]}
     # Less time holding the GPU: one contender instead of three.

@@ -75,7 +75,7 @@ def test_a_request_runs_in_the_spare_forked_ahead_of_it(monkeypatch: pytest.Monk
 
 
 def test_a_spare_that_never_starts_is_killed_and_requests_fork_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    def stuck(requests: int, ready: int) -> None:   # never says it is ready
+    def stuck(requests: int, ready: int, hint: str) -> None:   # never says it is ready
         try:
             time.sleep(3600)
         finally:
@@ -112,3 +112,85 @@ def test_a_child_holds_no_end_of_the_next_spares_request_pipe(monkeypatch: pytes
         zygote._kill(spare.pid)
         os.waitpid(spare.pid, 0)
         zygote._close_private(spare.requests)
+
+
+def _plan(tmp_path: Any, name: str, spec: str) -> str:
+    run = tmp_path / name
+    run.mkdir()
+    (run / "spec.py").write_text(spec)
+    return str(run / "plan.json")
+
+
+def _serve_with(monkeypatch: pytest.MonkeyPatch, spare: zygote._Spare, plan: str, req_id: str) -> dict[str, Any]:
+    replies: list[dict[str, Any]] = []
+    monkeypatch.setattr(zygote, "_reply", replies.append)
+    monkeypatch.setattr(zygote, "_SPARE", spare)
+    monkeypatch.setattr(zygote, "_SPARE_TAKEN", __import__("threading").Event())
+    zygote._serve({"id": req_id, "mode": "candidate", "plan": plan, "timeout_s": 30,
+                   "memory_mb": 4096, "max_procs": 16})
+    return replies[0]
+
+
+@pytest.fixture
+def built(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Any:
+    """Spares build ahead by writing what they were given (and printing, as a spec may)."""
+    log = tmp_path / "built"
+
+    def build(plan: Any, source: bytes) -> None:
+        print("a spec that prints while its baselines are built")
+        log.write_text(f"{os.getpid()} {plan} {source.decode()}")
+
+    def run(req: dict[str, Any]) -> None:
+        (tmp_path / f"ran-{req['id']}").write_text(str(os.getpid()))
+
+    monkeypatch.setattr(zygote.child, "build_ahead", build)
+    monkeypatch.setattr(zygote, "_run", run)
+    return log
+
+
+def test_a_spare_builds_the_baselines_of_the_request_before_it_and_runs_one_of_the_same_spec(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, built: Any, capfd: pytest.CaptureFixture[str],
+) -> None:
+    first = _plan(tmp_path, "first", "SPEC = 1\n")
+    monkeypatch.setattr(zygote, "_HINT", first)
+    spare = zygote._fork_spare()
+    assert spare is not None and spare.spec == zygote.ahead.spec_digest(b"SPEC = 1\n")
+    monkeypatch.setattr(zygote, "_GPU", True)   # a GPU pool's zygote names the next spare's request
+    reply = _serve_with(monkeypatch, spare, _plan(tmp_path, "second", "SPEC = 1\n"), "r5")
+    assert reply["returncode"] == 0 and not reply["killed_for"]
+    assert built.read_text() == f"{spare.pid} {first} SPEC = 1\n"
+    assert (tmp_path / "ran-r5").read_text() == str(spare.pid)          # the request ran in it
+    assert zygote._HINT.endswith("second/plan.json")                    # the next spare builds for it
+    assert "prints" not in capfd.readouterr().out                       # nothing reached the replies
+
+
+def test_a_request_of_another_spec_never_runs_in_a_spare_that_loaded_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, built: Any,
+) -> None:
+    monkeypatch.setattr(zygote, "_HINT", _plan(tmp_path, "job_a", "SPEC = 'a'\n"))
+    spare = zygote._fork_spare()
+    assert spare is not None
+    reply = _serve_with(monkeypatch, spare, _plan(tmp_path, "job_b", "SPEC = 'b'\n"), "r6")
+    assert reply["returncode"] == 0 and not reply["killed_for"]
+    ran = int((tmp_path / "ran-r6").read_text())
+    assert ran != spare.pid                                             # a fresh child ran it
+    with pytest.raises(ChildProcessError):
+        os.waitpid(spare.pid, os.WNOHANG)                               # the spare is gone, reaped
+
+
+def test_a_spare_still_building_its_baselines_gives_its_request_to_a_fresh_child(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any,
+) -> None:
+    def hang(plan: Any, source: bytes) -> None:
+        time.sleep(3600)
+
+    monkeypatch.setattr(zygote.child, "build_ahead", hang)
+    monkeypatch.setattr(zygote, "_run", lambda req: (tmp_path / "ran").write_text(str(os.getpid())))
+    monkeypatch.setattr(zygote, "AHEAD_S", 0.5)
+    monkeypatch.setattr(zygote, "_HINT", _plan(tmp_path, "job", "SPEC = 1\n"))
+    spare = zygote._fork_spare()
+    assert spare is not None
+    started = time.monotonic()
+    reply = _serve_with(monkeypatch, spare, _plan(tmp_path, "next", "SPEC = 1\n"), "r7")
+    assert reply["returncode"] == 0 and time.monotonic() - started < 10
+    assert int((tmp_path / "ran").read_text()) != spare.pid
