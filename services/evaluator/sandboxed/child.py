@@ -17,6 +17,7 @@ classified verdicts; nothing here trusts the candidate.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 import traceback
@@ -158,12 +159,41 @@ def _classify(exc: BaseException) -> Failure:
     if isinstance(exc, TimerInfraError):  # the timer's own resources ran out: the controller retries
         return Failure("INFRA_ERROR", "infra:timer", text, tb)
     if isinstance(exc, MemoryError) or "out of memory" in text.lower() or "can't allocate memory" in text:
+        if _gpu_held_by_others(exc):  # not this process's doing: the controller tries it again
+            return Failure("INFRA_ERROR", "infra:gpu_memory",
+                           f"the GPU's memory was held by other processes of this pool: {text}", tb)
         return Failure("OUT_OF_MEMORY", "sandbox:memory", text, tb)
     if isinstance(exc, SystemExit):
         return Failure("CRASHED", "runtime:exit", f"the candidate called exit ({exc.code})", tb)
     if module.startswith("triton") and ("Compil" in name or "Interpreter" in name):
         return Failure("COMPILE_ERROR", "runtime:triton_compile", text, tb)
     return Failure("RUNTIME_ERROR", "runtime:exception", f"{text}{_where(exc)}", tb)
+
+
+_ASKED = re.compile(r"Tried to allocate ([0-9.]+) (GiB|MiB|KiB|B)\b")
+_UNIT = {"GiB": 2**30, "MiB": 2**20, "KiB": 2**10, "B": 1}
+# A GPU pool runs several candidates (and their spares) on one GPU: a process that held less
+# than this share of its memory, counting what it asked for, ran out because others held the
+# rest (measured: a 1.5 GiB request failed with 1 GiB free of 79 while twelve candidates of
+# eight jobs shared an H100).
+OWN_GPU_SHARE = 0.5
+
+
+def _gpu_held_by_others(exc: BaseException) -> bool:
+    """A CUDA out-of-memory error in a process whose own peak, with the failed request, stayed
+    under ``OWN_GPU_SHARE`` of the GPU: the evaluator's failure, not the candidate's."""
+    if not isinstance(exc, torch.cuda.OutOfMemoryError):
+        return False
+    asked = _ASKED.search(str(exc))
+    if asked is None:
+        return False
+    try:
+        device = torch.cuda.current_device()
+        own = max(torch.cuda.memory_reserved(device), torch.cuda.max_memory_reserved(device))
+        total = torch.cuda.get_device_properties(device).total_memory
+    except (RuntimeError, AssertionError):  # no CUDA here: the message came from elsewhere
+        return False
+    return own + float(asked.group(1)) * _UNIT[asked.group(2)] < OWN_GPU_SHARE * total
 
 
 def _where(exc: BaseException) -> str:

@@ -191,6 +191,33 @@ def test_a_timer_short_of_gpu_memory_fails_the_evaluator_not_the_candidate() -> 
         assert _classify(exc).verdict == "OUT_OF_MEMORY"
 
 
+@pytest.mark.parametrize(("own_gib", "asked", "verdict"), [
+    (2.0, "1.50 GiB", "INFRA_ERROR"),        # others held the GPU: the evaluator's failure, retried
+    (30.0, "20.00 GiB", "OUT_OF_MEMORY"),    # it asked for more than its share: its own
+    (39.0, "1024.00 MiB", "OUT_OF_MEMORY"),
+])
+def test_a_cuda_out_of_memory_error_is_the_candidates_only_when_it_held_or_asked_for_its_share(
+    monkeypatch: pytest.MonkeyPatch, own_gib: float, asked: str, verdict: str,
+) -> None:
+    # Several candidates of several jobs share one GPU: a candidate that held 2 GiB and asked for
+    # 1.5 GiB more of an 80 GiB GPU ran out because other processes held the rest.
+    from types import SimpleNamespace
+
+    from services.evaluator.sandboxed.child import _classify
+
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device=None: int(own_gib * 2**30))
+    monkeypatch.setattr(torch.cuda, "max_memory_reserved", lambda device=None: int(own_gib * 2**30))
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: SimpleNamespace(total_memory=80 * 2**30))
+    try:
+        raise torch.cuda.OutOfMemoryError(f"CUDA out of memory. Tried to allocate {asked}. GPU 0 has a total "
+                                          "capacity of 79.18 GiB of which 1019.12 MiB is free.")
+    except torch.cuda.OutOfMemoryError as exc:
+        failure = _classify(exc)
+    assert failure.verdict == verdict
+    assert failure.decided_by == ("infra:gpu_memory" if verdict == "INFRA_ERROR" else "sandbox:memory")
+
+
 def test_interpreter_children_run_one_thread_per_library(cpu_harness: Harness) -> None:
     """The cpu pool runs an evaluation per core: a child whose BLAS or OpenMP started a
     thread per core as well (and spun waiting for them) made an interpreted 16 x 1024 x 256
