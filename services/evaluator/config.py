@@ -63,6 +63,10 @@ class EvaluatorSettings(BaseSettings):
         2048, ge=0,
         description="space the scratch disk keeps free: a reference run or a candidate's staged inputs "
                     "that would leave less fail as INFRA_ERROR (infra:disk) instead of filling the disk")
+    max_file_mb: int = Field(
+        2048, ge=64, le=1_048_576,
+        description="largest file a sandboxed run may write: a reference whose input or output set of one "
+                    "trial weighs more fails, naming the set and this setting")
     reference_cache_entries: int = Field(
         64, ge=0, le=10_000, description="cached reference runs kept on disk"
     )

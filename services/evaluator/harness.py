@@ -108,6 +108,7 @@ class Harness:
                     writable=[self._cache(job)],
                     isolation=self.settings.isolation,
                     gpu=job.platform.runner == "cuda",
+                    max_file_mb=self.settings.max_file_mb,
                 )
                 self._pools[key] = pool
                 while len(self._pools) > self.settings.warm_pools:
@@ -131,6 +132,7 @@ class Harness:
             memory_mb=self.settings.memory_mb,
             address_space=not gpu,
             max_procs=self.settings.max_procs,
+            max_file_mb=self.settings.max_file_mb,
             gpu=gpu,
         )
 

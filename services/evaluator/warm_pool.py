@@ -29,9 +29,10 @@ class ZygoteDied(RuntimeError):
 class WarmPool:
     def __init__(
         self, root: Path, env: dict[str, str], writable: list[Path], isolation: sandbox.Isolation,
-        gpu: bool = False,
+        gpu: bool = False, max_file_mb: int = sandbox.Limits.max_file_mb,
     ) -> None:
         self.root = root
+        self.max_file_mb = max_file_mb  # every child inherits the zygote's file-size limit
         self.gpu = gpu  # a GPU pool's zygote: CUDA device nodes in its view, GPU imports warmed
         self.env = env
         self.writable = writable
@@ -44,7 +45,8 @@ class WarmPool:
 
     def _start(self) -> None:
         self._ready.clear()
-        limits = sandbox.Limits(timeout_s=0, memory_mb=0, address_space=False, max_procs=4096, gpu=self.gpu)
+        limits = sandbox.Limits(timeout_s=0, memory_mb=0, address_space=False, max_procs=4096, gpu=self.gpu,
+                                max_file_mb=self.max_file_mb)
         argv = [sys.executable, "-m", "services.evaluator.sandboxed.zygote", *(["cuda"] if self.gpu else [])]
         self._proc, self.mode = sandbox.spawn(
             argv,

@@ -73,6 +73,23 @@ def _declared(spec: Any, helper: str) -> float:
     return value if value > 0 else 0.0
 
 
+class TooLarge(Exception):
+    """A reference set that the sandbox would not let this process write as one file."""
+
+
+def _fits_one_file(values: list[Any], what: str) -> None:
+    """Raise TooLarge, naming ``what`` and the setting, when saving ``values`` would pass the
+    process's file-size limit (else the write stops there, with a serializer's "unexpected pos")."""
+    import resource
+
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    size = _nbytes(values)
+    if limit != resource.RLIM_INFINITY and size + 2**20 > limit:  # a MiB for the archive's own records
+        raise TooLarge(f"{what} weigh {size / 2**30:.2f} GiB, more than the {limit / 2**30:.2f} GiB the "
+                       "evaluator lets a run write in one file (KEVOLVE_EVALUATOR_MAX_FILE_MB); "
+                       "smaller sizes in the spec, or a larger setting, would run")
+
+
 def run_reference(plan: EvalPlan, work: Path) -> ReferenceResult:
     device = plan.device
     source = (work / SPEC_FILE).read_text()
@@ -113,6 +130,8 @@ def run_reference(plan: EvalPlan, work: Path) -> ReferenceResult:
                 if why:
                     notes.append(f"{kind}[{i}]: degenerate reference ({why})")
                 # Inputs and expected outputs in separate files: only inputs reach the candidate.
+                _fits_one_file(values, f"the inputs of {case.name} {kind}[{i}]")
+                _fits_one_file(outs, f"the outputs of {case.name} {kind}[{i}]")
                 torch.save(
                     [v.cpu() if isinstance(v, torch.Tensor) else v for v in values],
                     case_dir / f"inputs_{kind}{i}.pt",

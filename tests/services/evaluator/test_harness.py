@@ -421,3 +421,22 @@ def test_a_run_the_scratch_disk_cannot_take_fails_cleanly_and_says_what_it_needs
     assert sorted((cpu_harness.root / "refcache").iterdir()) == refs_before
     monkeypatch.setattr(harness_module.shutil, "disk_usage", real_usage)
     assert cpu_harness.evaluate(job).result.verdict == common_pb2.PASSED    # room again: as before
+
+
+def test_a_reference_set_larger_than_the_file_limit_fails_naming_the_set_and_the_setting(tmp_path: Path) -> None:
+    # A decode step's key/value cache of 2 GiB passed the sandbox's 2 GiB file limit, and the
+    # reference run died with a serializer's "unexpected pos": the error names what was too big.
+    spec = tmp_path / "big.py"
+    spec.write_text(
+        "import torch\nimport torch.nn as nn\n\nN = 4200\n\n\nclass Model(nn.Module):\n"
+        "    def forward(self, x):\n        return x.sum(dim=1)\n\n\n"
+        "def get_inputs():\n    return [torch.randn(N, N)]\n\n\ndef get_init_inputs():\n    return []\n")
+    harness = Harness(EvaluatorSettings(platform="cpu", scratch_dir=tmp_path / "w", timeout_s=120, memory_mb=4096,
+                                        max_file_mb=64), REPO_ROOT / "kb")
+    try:
+        out = harness.evaluate(cpu_job(spec, GOOD / "softmax_rowwise.py"))
+    finally:
+        harness.close()
+    reason = out.result.reason
+    assert "the spec's reference run failed" in reason, reason
+    assert "the inputs of" in reason and "weigh 0.07 GiB" in reason and "KEVOLVE_EVALUATOR_MAX_FILE_MB" in reason
