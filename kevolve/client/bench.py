@@ -278,6 +278,7 @@ def run_one(api: JobApi, path: Path, platform: str, config: job_pb2.JobConfig, p
             if best.eval_report_key:
                 report = EvaluationReport.read(api.artifact(job.job_id, best.eval_report_key))
                 spec.cases, spec.speed_measured, _ = cases_from_report(report)
+                spec.precision, spec.tf32_allowed = report.result.dot_precision, report.result.tf32_allowed
                 env = environment_of(report)
                 spec.main_case = _main_case(path, spec.cases)
                 spec.main_is_production = is_production(path, spec.main())

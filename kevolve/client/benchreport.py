@@ -69,6 +69,10 @@ class SpecResult:
     cost_usd: float = 0.0
     error: str = ""                 # runner-side failure (submit refused, timeout...)
     failures: str = ""              # when no kernel is correct: the commonest verdicts and reason
+    # The precision the best kernel's tl.dot products ask for ("" when it has none), and whether
+    # the job allowed TF32: stated beside every kernel the report credits.
+    precision: str = ""
+    tf32_allowed: bool = False
     # Candidates this spec's job was allowed; 0: the report's budget. A cpu report resumed or
     # merged at another budget keeps each spec's own (correctness alone: the verdicts compare).
     budget: int = 0
@@ -284,6 +288,8 @@ def spec_row(result: BenchResult, spec: SpecResult) -> SpecRow:
               if case.candidate_loop_ms > 0 and case.compile_loop_ms > 0 else None)
     if s_loop is not None and uses_kernel and s_loop <= 1.0:
         note += f"; not faster called back to back with its host work ({s_loop:.2f}x in the call loop)"
+    if spec.precision:
+        note += f"; tl.dot precision {spec.precision}{' (the job allows TF32)' if spec.tf32_allowed else ''}"
     return SpecRow(spec.spec, True, verdict, case.eager_ms or None, case.compile_ms, case.candidate_ms,
                    s_eager, s_compile, bw_frac, flops_frac, compute_bound, uses_kernel, note + shape, iso, s_iso,
                    s_loop)

@@ -209,3 +209,15 @@ def test_a_report_without_call_loops_shows_no_loop_figures() -> None:
     t = totals(_gpu_result())
     assert t.loop_specs == 0 and t.fast_1_loop is None
     assert "call loop" not in render_markdown(_gpu_result())
+
+
+def test_every_credited_kernel_states_the_precision_of_its_products(tmp_path: Path) -> None:
+    result = _gpu_result()
+    result.specs[4].precision = "ieee"                        # the gemm: full float32 products
+    result.specs[0].precision, result.specs[0].tf32_allowed = "tf32", True
+    assert "tl.dot precision ieee" in spec_row(result, result.specs[4]).note
+    assert "tl.dot precision tf32 (the job allows TF32)" in spec_row(result, result.specs[0]).note
+    assert "precision" not in spec_row(result, result.specs[1]).note   # no products: nothing to state
+    assert "tl.dot precision ieee" in render_markdown(result)
+    again = BenchResult.from_json(write_report(result, tmp_path)["json"].read_text())
+    assert again.specs[0].precision == "tf32" and again.specs[0].tf32_allowed
