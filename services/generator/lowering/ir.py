@@ -96,6 +96,9 @@ class Lazy(Value):
         self.fn = fn
         self.cost = cost
         self.view_of = view_of  # set for pure index changes of another value (no computation)
+        # Set when this value is a 16-bit float value widened to float32: exact, so a builder
+        # that stores it for several readers stores the narrow one (half the bytes both ways).
+        self.widens: Value | None = None
         # The index change itself, where one maps the view's index to ``view_of``'s.
         self.remap: Callable[[Sequence[Expr]], Sequence[Expr]] | None = None
 

@@ -143,6 +143,16 @@ class CaseLowerer:
         self.fill(out, value)
         return Stored(out)
 
+    def share(self, value: Value) -> Value:
+        """``value`` stored once for its several readers. A 16-bit float value widened to
+        float32 (a half-precision norm or softmax reads its input as float32) is stored at 16
+        bits and widened as each reader loads it: exact, and half the bytes written and read."""
+        narrow = value.widens if isinstance(value, Lazy) else None
+        if narrow is None:
+            return self.realize(value, "shared")
+        stored = self.realize(narrow, "shared")
+        return Lazy(value.shape, value.dtype, lambda k, idx, mask: k.cast(stored.load(k, idx, mask), "float32"), 1)
+
     def fill(self, buffer: Buffer, value: Value) -> None:
         if buffer.numel == 0:
             return
@@ -177,7 +187,7 @@ class CaseLowerer:
                 value = fn(self, node, args, kwargs)
             if (isinstance(value, Value) and self.users[node.name] > 1 and value.cost > tunables.current().fuse_limit
                     and not self._read_in_one_kernel(node.name)):
-                value = self.realize(value, "shared")
+                value = self.share(value)
             self.env[node.name] = value
         outputs, shapes = self._outputs()
         return LoweredCase(self.case, self.sources, self.kernels, self.temporaries, outputs, self.scalars, shapes)

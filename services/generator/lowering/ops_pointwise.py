@@ -334,7 +334,10 @@ def convert(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> 
             return k.var(f"{narrow}.to(tl.float32)", "float32")
         return k.cast(v, target)
 
-    return Lazy(shape, dtype, fn, src.cost + 1)
+    out = Lazy(shape, dtype, fn, src.cost + 1)
+    if src.dtype in ("float16", "bfloat16") and dtype == "float32":
+        out.widens = src  # exact: stored for several readers, it is stored narrow (Builder.share)
+    return out
 
 
 def constant(shape: Sequence[int], dtype: str, value: int | float | bool | RuntimeScalar) -> Lazy:

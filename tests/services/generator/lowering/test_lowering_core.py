@@ -215,6 +215,19 @@ def test_a_chain_read_by_two_separate_results_is_still_stored_once() -> None:
     assert "shared" in code or code.split("class ModelNew")[1].count("_pointwise[") >= 2
 
 
+@pytest.mark.parametrize(("forward", "dtype"), [
+    # A half-precision norm or softmax reads its input as float32: that input, stored to be
+    # shared, is stored at 16 bits (exact) and widened as it is read.
+    ("x, y = xs\nreturn F.layer_norm(x + y, (48,))", "float16"),
+    ("x, y = xs\nreturn torch.softmax(x * y + x, dim=-1)", "bfloat16"),
+])
+def test_a_half_value_shared_as_float32_is_stored_at_half_width(forward: str, dtype: str) -> None:
+    inputs = f"torch.randn(6, 48, dtype=torch.{dtype}), torch.randn(6, 48, dtype=torch.{dtype})"
+    code = check(spec(forward, inputs), atol=1e-2, rtol=1e-2)
+    buffers = [line for line in code.split("class ModelNew")[1].splitlines() if "torch.empty(" in line]
+    assert buffers and all(f"torch.{dtype}" in line for line in buffers), buffers
+
+
 def test_an_output_that_is_a_reshape_of_a_value_is_returned_as_a_view() -> None:
     # A Linear on a 3-D input computes a 2-D product and returns it reshaped to 3-D: the
     # product (its bias as its epilogue) writes the output's storage itself, with no copy.
