@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import sys
 import time
 import traceback
@@ -80,8 +81,6 @@ class TooLarge(Exception):
 def _fits_one_file(values: list[Any], what: str) -> None:
     """Raise TooLarge, naming ``what`` and the setting, when saving ``values`` would pass the
     process's file-size limit (else the write stops there, with a serializer's "unexpected pos")."""
-    import resource
-
     limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
     size = _nbytes(values)
     if limit != resource.RLIM_INFINITY and size + 2**20 > limit:  # a MiB for the archive's own records
@@ -600,8 +599,8 @@ def run_baselines(plan: EvalPlan, work: Path) -> BaselineResult:
 
     platform = create_timing_platform(plan.platform.resolved(plan.machine_model_in(work)))
     ref_meta = ReferenceResult.model_validate_json((work / REF_META_FILE).read_text()).cases
-    source = (work / SPEC_FILE).read_text()
-    digest = ahead.spec_digest((work / SPEC_FILE).read_bytes())
+    raw = (work / SPEC_FILE).read_bytes()
+    source, digest = raw.decode(), ahead.spec_digest(raw)
     contexts: dict[str, TimingContext] = {}
 
     def no_candidate(values: Any) -> Any:
@@ -638,7 +637,6 @@ def build_ahead(plan_path: Path, source: bytes) -> None:
     plan = EvalPlan.load(plan_path)
     if plan.device != "cuda":
         return
-    torch.set_num_threads(1)
     float32_precision(plan.allow_tf32)
     platform = create_timing_platform(plan.platform.resolved(plan.machine_model_in(work)))
     build = getattr(platform, "build_ahead", None)

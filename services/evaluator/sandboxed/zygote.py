@@ -107,15 +107,20 @@ def _run(req: dict[str, Any]) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
     plan = Path(req["plan"])
     os.chdir(plan.parent)
-    for fd, name in ((1, ".sandbox.stdout"), (2, ".sandbox.stderr")):
-        target = os.open(plan.parent / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(target, fd)
-        os.close(target)
-    # Fresh stream objects: a lock held by another zygote thread at fork time stays held.
-    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
-    sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+    _redirect(plan.parent / ".sandbox.stdout", plan.parent / ".sandbox.stderr")
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     child.run_mode(str(req["mode"]), plan)
+
+
+def _redirect(stdout: Path | str, stderr: Path | str) -> None:
+    """This process's stdout and stderr into these files (truncated), with fresh stream
+    objects: a lock another zygote thread held at fork time stays held in the old ones."""
+    for fd, path in ((1, stdout), (2, stderr)):
+        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(target, fd)
+        os.close(target)
+    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
 
 
 @dataclass
@@ -142,12 +147,7 @@ def _spare_child(requests: int, ready: int, hint: str) -> None:
         _contain()
         # Nothing a spec prints reaches the zygote's replies: stdout and stderr are
         # redirected to the request's own files once it comes.
-        quiet = os.open(os.devnull, os.O_WRONLY)
-        for fd in (1, 2):
-            os.dup2(quiet, fd)
-        os.close(quiet)
-        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - fresh streams, as in _run
-        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+        _redirect(os.devnull, os.devnull)
         if _GPU:
             torch.zeros(1, device="cuda")  # this process's own CUDA context, made now
         source = _read_spec(hint) if hint else None

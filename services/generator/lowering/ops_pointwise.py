@@ -336,7 +336,7 @@ def convert(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> 
 
     out = Lazy(shape, dtype, fn, src.cost + 1)
     if src.dtype in ("float16", "bfloat16") and dtype == "float32":
-        out.widens = src  # exact: stored for several readers, it is stored narrow (Builder.share)
+        out.widens = src  # exact: stored for several readers, it is stored narrow (CaseLowerer.share)
     return out
 
 
