@@ -11,6 +11,7 @@ their own.
 from __future__ import annotations
 
 import itertools
+import math
 import keyword
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ from typing import Any
 import sympy
 
 from services.generator.lowering import ops_pointwise, ops_reduce, ops_views, rows  # noqa: F401
+from services.generator.lowering.ops_reduce import ROW_REDUCTIONS
 from services.generator.lowering.rows import ReductionValue
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import linear
@@ -85,10 +87,13 @@ class CaseLowerer:
         self.scalars: list[RuntimeScalar] = []
         self._names = itertools.count()
         self._kernel_ids = itertools.count()
-        self.users = Counter(ref for node in case.nodes for ref in _refs(node.args) + _refs(node.kwargs))
+        # A check that produces nothing (``aten._assert_tensor_metadata``, written for every
+        # ``.to(dtype)``) reads no element: counted as a reader it would make a value look shared.
+        readers = [node for node in case.nodes if any(out is not None for out in node.outputs)]
+        self.users = Counter(ref for node in readers for ref in _refs(node.args) + _refs(node.kwargs))
         self.users.update(_refs(case.outputs))
         self.readers: dict[str, list[str]] = defaultdict(list)  # value -> the nodes reading it, once each
-        for node in case.nodes:
+        for node in readers:
             for ref in dict.fromkeys(_refs(node.args) + _refs(node.kwargs)):
                 self.readers[ref].append(node.name)
         self.graph_outputs = set(_refs(case.outputs))
@@ -186,7 +191,7 @@ class CaseLowerer:
             else:
                 value = fn(self, node, args, kwargs)
             if (isinstance(value, Value) and self.users[node.name] > 1 and value.cost > tunables.current().fuse_limit
-                    and not self._read_in_one_kernel(node.name)):
+                    and not self._read_in_one_kernel(node.name) and not self._read_in_one_row_program(node.name)):
                 value = self.share(value)
             self.env[node.name] = value
         outputs, shapes = self._outputs()
@@ -203,18 +208,74 @@ class CaseLowerer:
             return False
         chains: list[list[str]] = []
         for reader in self.readers.get(name, []):
-            chain: list[str] = []
-            current = reader
-            while len(chain) < 16 and self._elementwise_at(current, meta.shape):
-                chain.append(current)
-                after = self.readers.get(current, [])
-                if len(after) != 1 or current in self.graph_outputs:
-                    break
-                current = after[0]
+            chain = self._chain(reader, meta.shape)
             if not chain:
                 return False
             chains.append(chain)
         return bool(chains) and bool(set(chains[0]).intersection(*chains[1:]))
+
+    def _read_in_one_row_program(self, name: str) -> bool:
+        """Whether every reader of ``name`` is elementwise at its shape or reduces its trailing
+        dims, and all of them meet in one elementwise node at that shape: a residual add read by
+        a layer norm's mean, variance and normalisation, a scaled input read by a softmax's max,
+        exponentials and sum. That node's kernel is then a row program (``rows.py``) that keeps
+        each row in registers, so the value, inlined, is computed once per element there: storing
+        it to share it would only add a pass over memory. Rows too long for registers are walked
+        once per reduction; the value is then shared as before, not recomputed per walk."""
+        meta = self._metas.get(name)
+        if meta is None or name in self.graph_outputs or not meta.shape:
+            return False
+        rank = len(meta.shape)
+        row_dims: set[tuple[int, ...]] = set()
+        chains: list[list[str]] = []
+        for reader in self.readers.get(name, []):
+            start: str | None = reader
+            node = self.nodes.get(reader)
+            if node is not None and node.target in ROW_REDUCTIONS:
+                dims = tuple(sorted(int(d) % rank for d in node.args[1])) if len(node.args) > 1 else ()
+                if not dims or dims != tuple(range(rank - len(dims), rank)):
+                    return False
+                row_dims.add(dims)
+                start = self._back_at(reader, meta.shape)
+            chain = self._chain(start, meta.shape) if start is not None else []
+            if not chain:
+                return False
+            chains.append(chain)
+        if len(row_dims) != 1:
+            return False  # no reduction (the elementwise rule's case), or rows of several shapes
+        row = math.prod(meta.shape[d] for d in next(iter(row_dims)))
+        return row <= tunables.current().whole_row_max and bool(set(chains[0]).intersection(*chains[1:]))
+
+    def _chain(self, start: str, shape: list[int]) -> list[str]:
+        """``start`` and its sole readers after it, as long as each is elementwise at ``shape``."""
+        chain: list[str] = []
+        current = start
+        while len(chain) < 16 and self._elementwise_at(current, shape):
+            chain.append(current)
+            after = self.readers.get(current, [])
+            if len(after) != 1 or current in self.graph_outputs:
+                break
+            current = after[0]
+        return chain
+
+    def _back_at(self, reduction: str, shape: list[int]) -> str | None:
+        """The first node at ``shape`` that a reduction's result reaches through sole readers
+        that are elementwise at the reduced shape or broadcasts (a mean's division, a
+        variance's epsilon and rsqrt, the broadcast back over the row); None when there is none."""
+        current = reduction
+        for _ in range(16):
+            after = self.readers.get(current, [])
+            if len(after) != 1 or current in self.graph_outputs:
+                return None
+            current = after[0]
+            node = self.nodes.get(current)
+            if node is None or len(node.outputs) != 1 or node.outputs[0] is None:
+                return None
+            if self._elementwise_at(current, shape):
+                return current
+            if node.target != "prims.broadcast_in_dim.default" and node.target not in ops_pointwise.ELEMENTWISE:
+                return None
+        return None
 
     def _elementwise_at(self, name: str, shape: list[int]) -> bool:
         node = self.nodes.get(name)

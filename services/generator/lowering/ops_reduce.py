@@ -50,6 +50,12 @@ def _reduce(b: Builder, node: Node, src: Value, dims: list[int], kind: str, out_
     return ReductionValue(b, src, dims, kind, shape, out_dtype)
 
 
+# The captured reductions (their dims are args[1]); a row program computes those over a value's
+# trailing dims in the kernel that reads them.
+ROW_REDUCTIONS = frozenset(["prims.sum.default", "prims.prod.default", "prims.amax.default", "prims.amin.default",
+                            "prims.var.default"])
+
+
 @lowers("prims.sum.default", "prims.prod.default", "prims.amax.default", "prims.amin.default",
         "aten.sum.dim_IntList", "aten.amax.default", "aten.amin.default", "aten.prod.dim_int")
 def reduce_(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value:

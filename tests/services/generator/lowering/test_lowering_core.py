@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from lowering_check import check
 
+from services.generator.lowering.tunables import Tunables
+
 HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
 
@@ -217,15 +219,42 @@ def test_a_chain_read_by_two_separate_results_is_still_stored_once() -> None:
 
 @pytest.mark.parametrize(("forward", "dtype"), [
     # A half-precision norm or softmax reads its input as float32: that input, stored to be
-    # shared, is stored at 16 bits (exact) and widened as it is read.
-    ("x, y = xs\nreturn F.layer_norm(x + y, (48,))", "float16"),
-    ("x, y = xs\nreturn torch.softmax(x * y + x, dim=-1)", "bfloat16"),
+    # shared (a reduction over another dim reads it too), is stored at 16 bits (exact) and
+    # widened as it is read.
+    ("x, y = xs\nv = (x + y).float()\nreturn F.layer_norm(v, (48,)).half(), v.sum(0)", "float16"),
+    ("x, y = xs\nv = (x * y + x).float()\nreturn torch.softmax(v, dim=-1).bfloat16(), v.sum(0)", "bfloat16"),
 ])
 def test_a_half_value_shared_as_float32_is_stored_at_half_width(forward: str, dtype: str) -> None:
     inputs = f"torch.randn(6, 48, dtype=torch.{dtype}), torch.randn(6, 48, dtype=torch.{dtype})"
     code = check(spec(forward, inputs), atol=1e-2, rtol=1e-2)
-    buffers = [line for line in code.split("class ModelNew")[1].splitlines() if "torch.empty(" in line]
-    assert buffers and all(f"torch.{dtype}" in line for line in buffers), buffers
+    buffers = [line for line in code.split("class ModelNew")[1].splitlines() if "torch.empty((6, 48)" in line]
+    assert len(buffers) == 2 and all(f"torch.{dtype}" in line for line in buffers), buffers
+
+
+@pytest.mark.parametrize(("forward", "dtype"), [
+    # A residual add read by a layer norm's mean, variance and normalisation; a scaled, biased
+    # input read by a softmax's max, exponentials and sum: the row program computes the value
+    # in registers once per element, with no stored copy and no second kernel.
+    ("x, y = xs\nreturn F.layer_norm(x + y, (48,))", "float16"),
+    ("x, y = xs\nreturn torch.softmax(x * y + x, dim=-1)", "bfloat16"),
+    ("x, y = xs\nreturn torch.log_softmax(torch.tanh(x) * 2.0 - y, dim=-1)", "float32"),
+])
+def test_a_value_read_only_by_one_row_program_is_computed_in_it(forward: str, dtype: str) -> None:
+    inputs = f"torch.randn(6, 48, dtype=torch.{dtype}), torch.randn(6, 48, dtype=torch.{dtype})"
+    tol = 1e-4 if dtype == "float32" else 1e-2
+    for form in ("interpreter", "gpu"):
+        wrapper = check(spec(forward, inputs), atol=tol, rtol=tol, form=form).split("class ModelNew")[1]
+        launches = [line for line in wrapper.splitlines() if "](" in line and line.strip().startswith("_k")]
+        assert len(launches) == 1 and "_row[" in launches[0], launches
+
+
+def test_a_value_read_by_rows_too_long_for_registers_is_still_stored_once() -> None:
+    # Such rows are walked once per reduction: the value would be recomputed at each walk.
+    source = spec("x, y = xs\nreturn F.layer_norm(torch.exp(x) * y + torch.sin(x) - y / 3 + x * x, (48,))",
+                  "torch.randn(6, 48), torch.randn(6, 48)")
+    wrapper = check(source, tuned=Tunables(whole_row_max=32)).split("class ModelNew")[1]
+    launches = [line.strip().split("[")[0] for line in wrapper.splitlines() if line.strip().startswith("_k")]
+    assert len(launches) == 2 and launches[0].endswith("_pointwise") and launches[1].endswith("_row"), launches
 
 
 def test_an_output_that_is_a_reshape_of_a_value_is_returned_as_a_view() -> None:
