@@ -10,9 +10,14 @@ o reads input position (o + pad - k * dilation) / stride where that division is 
 the result lies inside the input; with a stride and no dilation the outputs are split by
 phase (o mod stride), each phase a GEMM over only the kernel taps it receives.
 
-Groups with few output channels (depthwise convolutions above all) would waste most of a
-``tl.dot`` tile, whose dimensions are at least 16; those are written as a reduction instead:
-one lane per output element, summing input * weight over (channel, kernel offset).
+Groups with few output channels and few taps (depthwise convolutions above all) would waste
+most of a ``tl.dot`` tile, whose dimensions are at least 16; those are written directly
+instead: on the GPU each lane owns an output element and walks its (channel, kernel offset)
+taps one at a time, so neighbouring lanes read neighbouring input elements at every step. A
+strided transposed convolution's direct form walks only the taps its output's phase receives.
+Few output channels over many taps still take the GEMM: one tile then covers every output
+channel, so each input element is gathered once rather than once per output channel. The
+tunable ``CONV_FORM`` overrides the choice.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ import sympy
 
 from services.generator.lowering.indexing import Expr, FloorDiv, ModularIndexing, bounds, delinearize, linear
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Unsupported, Value, and_masks
-from services.generator.lowering.kernels import Kernel, ReductionSpec, pow2, reduction_kernel
+from services.generator.lowering import tunables
+from services.generator.lowering.kernels import Kernel, LaunchShape, ReductionSpec, pow2, reduction_kernel
 from services.generator.lowering.ops_heavy import (FusedHost, GemmBlocks, TileEpilogue, TileLoad, TileStore, dot_type,
                                                   gemm, interpreter_blocks, operand, tuned)
 from services.generator.lowering.ops_pointwise import out_meta
@@ -34,9 +40,13 @@ from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
 
 # The implicit GEMM needs at least this many output channels per group and this much K to
-# fill a tl.dot tile; smaller convolutions take the reduction form.
+# fill a tl.dot tile; smaller convolutions take the direct form...
 GEMM_MIN_N = 16
 GEMM_MIN_K = 16
+# ...unless they have at least this many output channels and taps: the GEMM's tile then
+# gathers each input element once for all output channels.
+FEW_CHANNELS_GEMM_MIN_N = 2
+FEW_CHANNELS_GEMM_MIN_K = 64
 # Output channels per group from which the interpreter runs the GEMM form of a direct one.
 INTERPRETER_GEMM_MIN_N = 4
 
@@ -72,6 +82,43 @@ class ConvGeometry:
     @property
     def out_positions(self) -> int:
         return math.prod(self.out_size)
+
+    @property
+    def phased(self) -> bool:
+        """A strided transposed convolution without dilation: each output receives only the
+        kernel offsets of its phase (output position mod stride)."""
+        return self.transposed and max(self.stride) > 1 and set(self.dilation) == {1}
+
+    @property
+    def taps(self) -> tuple[int, ...]:
+        """Kernel offsets per dimension that one output receives (all of them unless phased)."""
+        if not self.phased:
+            return self.kernel
+        return tuple(-(-kk // s) for kk, s in zip(self.kernel, self.stride, strict=True))
+
+    def phase_input(self, k: KernelWriter, outs: Sequence[Expr],
+                    j: Sequence[Expr]) -> tuple[list[Expr], list[Expr], str | None]:
+        """For a phased convolution: the input position and kernel offset of output ``outs``'s
+        ``j``-th tap, and the condition (code) that the offset lies inside the kernel and the
+        position inside the input (None when the sizes guarantee both). Output o = r + s * q receives kernel offset
+        kk = (o + p) mod s + s * j from input position (o + p) // s - j."""
+        conds: list[str] = []
+        pos: list[Expr] = []
+        offsets: list[Expr] = []
+        for d, (o, jd) in enumerate(zip(outs, j, strict=True)):
+            s, p = self.stride[d], self.padding[d]
+            kk = ModularIndexing(o + p, 1, s) + s * jd
+            at = FloorDiv(o + p, s) - jd
+            if bounds(kk)[1] >= self.kernel[d]:
+                conds.append(f"({k.index(kk)} < {self.kernel[d]})")
+            lo, hi = bounds(at)
+            if lo < 0:
+                conds.append(f"({k.index(at)} >= 0)")
+            if hi >= self.in_size[d]:
+                conds.append(f"({k.index(at)} < {self.in_size[d]})")
+            pos.append(at)
+            offsets.append(kk)
+        return pos, offsets, k.var(" & ".join(conds), "bool") if conds else None
 
     def input_at(self, k: KernelWriter, outs: Sequence[Expr],
                  offsets: Sequence[Expr]) -> tuple[list[Expr], str | None]:
@@ -151,9 +198,8 @@ def convolution(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any])
     # a computed input is stored once rather than recomputed at each read.
     x, w = operand(b, x), operand(b, w)
     bias = bias if isinstance(bias, Value) else None
-    strided = geo.transposed and max(geo.stride) > 1 and set(geo.dilation) == {1}
-    gemm_form = _subpixel_gemm if strided else _implicit_gemm
-    if geo.cout_g >= GEMM_MIN_N and geo.cin_g * geo.kvol >= GEMM_MIN_K:
+    gemm_form = _subpixel_gemm if geo.phased else _implicit_gemm
+    if _form(geo) == "gemm":
         # Computed where it is stored: a pointwise epilogue (bias, activation, residual) runs
         # in the convolution's own kernel.
         return ConvValue(b, geo, x, w, bias, tuple(shape), dtype, gemm_form)
@@ -169,6 +215,19 @@ def convolution(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any])
             kernel.interpreter, kernel.cpu = alternative.interpreter or alternative.writer, alternative.cpu
     b.emit(kernel)
     return Stored(out)
+
+
+def _form(geo: ConvGeometry) -> str:
+    """"gemm" or "direct": the search's choice, else by the channels and taps a GEMM tile finds."""
+    chosen = tunables.current().conv_form
+    if chosen != "auto":
+        return chosen
+    taps = geo.cin_g * geo.kvol
+    if geo.cout_g >= GEMM_MIN_N and taps >= GEMM_MIN_K:
+        return "gemm"
+    if geo.cout_g >= FEW_CHANNELS_GEMM_MIN_N and taps >= FEW_CHANNELS_GEMM_MIN_K:
+        return "gemm"
+    return "direct"
 
 
 def _weight_index(geo: ConvGeometry, group: Expr, c: Expr, j: Expr, offsets: Sequence[Expr]) -> list[Expr]:
@@ -239,7 +298,7 @@ def _subpixel_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Valu
     s_, p_ = geo.stride, geo.padding
     phases = math.prod(s_)
     rows = [-(-o // s) for o, s in zip(geo.out_size, s_, strict=True)]  # q per dimension
-    taps = [-(-kk // s) for kk, s in zip(geo.kernel, s_, strict=True)]  # j per dimension
+    taps = list(geo.taps)  # j per dimension
     m, n, kdim = geo.batch * math.prod(rows), geo.cout_g, geo.cin_g * math.prod(taps)
 
     def phase(z: Expr) -> tuple[Expr, list[Expr]]:
@@ -303,19 +362,28 @@ def _subpixel_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Valu
 
 
 def _direct(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | None, out: Buffer) -> Kernel:
-    """One lane per output element, summing over (input channel of its group, kernel offset)."""
+    """One lane per output element, summing over (input channel of its group, kernel offset);
+    a phased convolution's lane sums over the taps of its phase alone."""
     acc = "float64" if "float64" in (x.dtype, w.dtype) else "float32"
     seen: dict[str, list[Expr]] = {}
 
     def read(k: KernelWriter, xs: list[Expr], rs: list[Expr], mask: str) -> str:
         seen["xs"] = xs
         n_, co, *outs = xs
-        c, *offsets = rs
+        c, *taps = rs
         group = FloorDiv(co, geo.cout_g) if geo.groups > 1 else sympy.Integer(0)
         j = ModularIndexing(co, 1, geo.cout_g) if geo.groups > 1 else co
-        xv = _input_value(k, x, geo, n_, group * geo.cin_g + c, outs, offsets, mask)
-        wv = k.cast(w.load(k, _weight_index(geo, group, c, j, offsets), mask), acc)
-        return k.var(f"{xv} * {wv}", acc)
+        if not geo.phased:
+            xv = _input_value(k, x, geo, n_, group * geo.cin_g + c, outs, taps, mask)
+            wv = k.cast(w.load(k, _weight_index(geo, group, c, j, taps), mask), acc)
+            return k.var(f"{xv} * {wv}", acc)
+        pos, offsets, inside = geo.phase_input(k, outs, taps)
+        valid = and_masks(mask, inside) or mask
+        xv = k.cast(x.load(k, [n_, group * geo.cin_g + c, *pos], valid), acc)
+        wv = k.cast(w.load(k, _weight_index(geo, group, c, j, offsets), valid), acc)
+        # Written as an explicit 0 where the tap is not received: a computed operand need not
+        # be 0 (or finite) there.
+        return k.var(f"tl.where({valid}, {xv} * {wv}, 0.0)", acc)
 
     def finish(k: KernelWriter, a: str) -> str:
         total = k.var(f"tl.sum({a}, 1)[:, None]", acc)
@@ -327,7 +395,13 @@ def _direct(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | Non
         return k.var(f"{total} + {bv}", acc)
 
     spec = ReductionSpec("0", lambda k, a, v: f"{a} + {v}", finish, acc)
-    return reduction_kernel(b.kernel_name("conv"), out, list(out.shape), [geo.cin_g, *geo.kernel], read, spec)
+    kernel = reduction_kernel(b.kernel_name("conv"), out, list(out.shape), [geo.cin_g, *geo.taps], read, spec)
+    # On the GPU each lane walks its taps one at a time (RBLOCK 1): the lanes of a warp then
+    # hold neighbouring outputs and read neighbouring inputs at each step, where lanes spread
+    # over the taps of a few outputs would read addresses a channel or a row apart.
+    block = min(tunables.current().pointwise_block, pow2(out.numel))
+    kernel.gpu = LaunchShape((-(-out.numel // block),), {"XBLOCK": block, "RBLOCK": 1}, tunables.current().num_warps)
+    return kernel
 
 
 class ConvValue(FusedHost):

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+CONV_FORMS = ("auto", "gemm", "direct")
+
+
 @dataclass(frozen=True)
 class Tunables:
     pointwise_block: int = 1024
@@ -31,6 +34,9 @@ class Tunables:
     group_m: int = 1
     fuse_limit: int = 4
     attention_block: tuple[int, int] = (64, 64)
+    # A convolution's form: "gemm" (an implicit GEMM on tensor cores), "direct" (each output
+    # element walks its taps), "auto" (by its channels and taps: see ops_conv.py).
+    conv_form: str = "auto"
     # How float32 operands are multiplied on tensor cores: "tf32x3" (three TF32 products,
     # float32 accuracy) unless the job allows TF32 ("tf32"). A permission, not a knob the
     # search turns: from_strings never sets it.
@@ -50,11 +56,14 @@ class Tunables:
 
         block = values.get("ATTENTION_BLOCK", "64x64")
         m, _, n = block.partition("x")
+        conv_form = values.get("CONV_FORM", "auto")
+        if conv_form not in CONV_FORMS:
+            raise ValueError(f"tunable CONV_FORM must be one of {', '.join(CONV_FORMS)} (got {conv_form})")
         return cls(pointwise_block=num("POINTWISE_BLOCK", 1024), num_warps=num("num_warps", 4),
                    whole_row_max=num("WHOLE_ROW_MAX", 8192), block_m=num("BLOCK_M", 0), block_n=num("BLOCK_N", 0),
                    block_k=num("BLOCK_K", 0), num_stages=num("num_stages", 3), group_m=num("GROUP_M", 1),
                    fuse_limit=num("FUSE_LIMIT", 4),
-                   attention_block=(int(m), int(n or m)))
+                   attention_block=(int(m), int(n or m)), conv_form=conv_form)
 
 
 CURRENT: contextvars.ContextVar[Tunables] = contextvars.ContextVar("lowering_tunables", default=Tunables())

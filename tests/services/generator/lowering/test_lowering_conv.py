@@ -8,8 +8,12 @@ case in about a second.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from lowering_check import check
+
+from services.generator.lowering.tunables import Tunables
 
 HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
@@ -72,14 +76,32 @@ def test_convolution_layer(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["conv2d_groups_reduction", "conv2d_depthwise_multiplier", "convT2d_groups_dilation",
-                                  "conv3d_grouped_strided", "convT3d_groups_4_per_group"])
+                                  "conv3d_grouped_strided", "convT3d_groups_4_per_group", "convT2d_kernel_below_stride",
+                                  "convT2d_large_padding", "convT3d", "convT2d_float64"])
 def test_direct_convolutions_keep_their_gpu_form(name: str) -> None:
-    """Convolutions with few output channels per group run one lane per output element on
-    the GPU; under the interpreter, from 4 channels per group, the GEMM form runs instead.
-    The GPU's form computes the same."""
+    """In the direct form each GPU lane owns an output element and walks its taps (a strided
+    transposed convolution's lane only those of its phase); under the interpreter, from 4
+    channels per group, the GEMM form runs instead. The GPU's form computes the same."""
     layer, shape = LAYERS[name]
+    dtype = ", dtype=torch.float64" if "double" in layer else ""
+    code = check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)}{dtype})"),
+                 form="gpu", tuned=Tunables(conv_form="direct"))
+    launch = next(line for line in code.splitlines() if "_conv[" in line)
+    assert re.search(r"RBLOCK=1( if gpu|,)", launch), launch
+
+
+@pytest.mark.parametrize(("layer", "shape", "form"), [
+    # Few output channels over many taps: one GEMM tile covers all of them (a DCGAN's RGB layer)
+    ("nn.ConvTranspose2d(32, 3, 4, 2, 1, bias=False)", (2, 32, 5, 6), "gemm"),
+    ("nn.Conv2d(64, 8, 3, padding=1, groups=2)", (2, 64, 6, 7), "gemm"),
+    # Depthwise: a GEMM tile would be almost all padding
+    ("nn.Conv2d(16, 16, 3, padding=1, groups=16)", (2, 16, 6, 7), "direct"),
+    ("nn.Conv2d(2, 1, 7, padding=3)", (2, 2, 9, 9), "direct"),
+])
+def test_the_form_follows_the_channels_and_taps_a_gemm_tile_would_find(layer: str, shape: tuple[int, ...],
+                                                                        form: str) -> None:
     code = check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)})"), form="gpu")
-    assert "XBLOCK=" in code
+    assert ("tl.dot(" in code) == (form == "gemm"), code
 
 
 @pytest.mark.parametrize("name", ["conv2d_3x3_no_bias", "conv2d_depthwise", "convT2d_output_padding",
