@@ -152,12 +152,14 @@ class ReductionSpec:
 def reduction_kernel(name: str, out: Buffer, kept: Sequence[int], reduced: Sequence[int],
                      read: Callable[[KernelWriter, list[sympy.Expr], list[sympy.Expr], str], str],
                      spec: ReductionSpec, passes: int = 1,
-                     between: Callable[[KernelWriter, str, int], None] | None = None) -> Kernel:
+                     between: Callable[[KernelWriter, str, int], None] | None = None,
+                     unroll: bool = False) -> Kernel:
     """``out[x] = reduce_r read(x, r)`` over the ``reduced`` sizes, for each ``kept`` index x.
 
     ``read(k, x_index, r_index, mask)`` loads the value at output index x, reduced index r.
     With ``passes`` > 1 the reduced elements are walked again (a variance's second pass);
-    ``between(k, result, pass)`` runs after each pass but the last."""
+    ``between(k, result, pass)`` runs after each pass but the last. ``unroll``: the walk over
+    the reduced elements is unrolled (``tl.static_range``), for a few short steps."""
     k = KernelWriter(name)
     xn, rn = numel(kept), numel(reduced)
     xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
@@ -172,7 +174,7 @@ def reduction_kernel(name: str, out: Buffer, kept: Sequence[int], reduced: Seque
         acc = k.fresh("acc")
         k.line(f"{acc} = tl.full([{xblock}, {rblock}], {spec.init}, tl.{_tl(spec.acc_dtype)})")
         k.dtypes[acc] = spec.acc_dtype
-        with k.block(f"for roff in range(0, {rn}, {rblock}):"):
+        with k.block(f"for roff in {'tl.static_range' if unroll else 'range'}(0, {rn}, {rblock}):"):
             k.line(f"rlin = roff + tl.arange(0, {rblock})[None, :]")
             k.line(f"rmask = rlin < {rn}")
             k.line("mask = xmask & rmask")

@@ -12,12 +12,14 @@ phase (o mod stride), each phase a GEMM over only the kernel taps it receives.
 
 Groups with few output channels and few taps (depthwise convolutions above all) would waste
 most of a ``tl.dot`` tile, whose dimensions are at least 16; those are written directly
-instead: on the GPU each lane owns an output element and walks its (channel, kernel offset)
-taps one at a time, so neighbouring lanes read neighbouring input elements at every step. A
-strided transposed convolution's direct form walks only the taps its output's phase receives.
-Few output channels over many taps still take the GEMM: one tile then covers every output
-channel, so each input element is gathered once rather than once per output channel. The
-tunable ``CONV_FORM`` overrides the choice.
+instead, in one of two forms: a reduction (each program takes a block of output elements and
+sums over a block of their (channel, kernel offset) taps at once) or a walk (each GPU lane owns
+an output element and walks its taps one at a time, unrolled when they are few, so neighbouring
+lanes read neighbouring input elements at every step). A strided transposed convolution's
+direct forms visit only the taps its output's phase receives. Few output channels over many
+taps still take the GEMM, unless phased: one tile then covers every output channel, so each
+input element is gathered once rather than once per output channel. The tunable
+``CONV_FORM`` overrides the choice.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ GEMM_MIN_K = 16
 # gathers each input element once for all output channels.
 FEW_CHANNELS_GEMM_MIN_N = 2
 FEW_CHANNELS_GEMM_MIN_K = 64
+# The most taps a walking lane's loop is unrolled over.
+WALK_UNROLL_MAX = 64
 # Output channels per group from which the interpreter runs the GEMM form of a direct one.
 INTERPRETER_GEMM_MIN_N = 4
 
@@ -199,12 +203,13 @@ def convolution(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any])
     x, w = operand(b, x), operand(b, w)
     bias = bias if isinstance(bias, Value) else None
     gemm_form = _subpixel_gemm if geo.phased else _implicit_gemm
-    if _form(geo) == "gemm":
+    form = _form(geo)
+    if form == "gemm":
         # Computed where it is stored: a pointwise epilogue (bias, activation, residual) runs
         # in the convolution's own kernel.
         return ConvValue(b, geo, x, w, bias, tuple(shape), dtype, gemm_form)
     out = b.new_buffer(tuple(shape), dtype, "conv")
-    kernel = _direct(b, geo, x, w, bias, out)
+    kernel = _direct(b, geo, x, w, bias, out, walk=form == "walk")
     if geo.cout_g >= INTERPRETER_GEMM_MIN_N:
         # Under the interpreter the GEMM form computes each input position once per tile of
         # output channels, the direct form once per output channel, and a strided transposed
@@ -218,16 +223,22 @@ def convolution(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any])
 
 
 def _form(geo: ConvGeometry) -> str:
-    """"gemm" or "direct": the search's choice, else by the channels and taps a GEMM tile finds."""
+    """"gemm", "walk" or "reduce": the search's choice, else by the channels and taps a GEMM
+    tile finds.
+
+    Measured on an H100 (2026-11-27, ``docs/measurements/2026-11-27-row-fusion-and-conv-forms``):
+    the GEMM ran 1.3-3.5x faster than either direct form with 4-8 output channels per group
+    over 64-256 taps, but 2.3x slower than the walk on a phased convolution to 3 channels
+    (each phase's GEMM re-gathers the whole input and writes every other output)."""
     chosen = tunables.current().conv_form
     if chosen != "auto":
         return chosen
     taps = geo.cin_g * geo.kvol
     if geo.cout_g >= GEMM_MIN_N and taps >= GEMM_MIN_K:
         return "gemm"
-    if geo.cout_g >= FEW_CHANNELS_GEMM_MIN_N and taps >= FEW_CHANNELS_GEMM_MIN_K:
+    if geo.cout_g >= FEW_CHANNELS_GEMM_MIN_N and taps >= FEW_CHANNELS_GEMM_MIN_K and not geo.phased:
         return "gemm"
-    return "direct"
+    return "walk" if geo.phased else "reduce"
 
 
 def _weight_index(geo: ConvGeometry, group: Expr, c: Expr, j: Expr, offsets: Sequence[Expr]) -> list[Expr]:
@@ -361,9 +372,11 @@ def _subpixel_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Valu
     return _launch(b, name, geo.groups * phases, m, n, kdim, load_a, load_b, store, x, w, out)
 
 
-def _direct(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | None, out: Buffer) -> Kernel:
-    """One lane per output element, summing over (input channel of its group, kernel offset);
-    a phased convolution's lane sums over the taps of its phase alone."""
+def _direct(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | None, out: Buffer,
+            walk: bool) -> Kernel:
+    """Each output element summed over (input channel of its group, kernel offset); a phased
+    convolution's over the taps of its phase alone. ``walk``: on the GPU each lane owns one
+    output and walks its taps (see the module's docstring)."""
     acc = "float64" if "float64" in (x.dtype, w.dtype) else "float32"
     seen: dict[str, list[Expr]] = {}
 
@@ -395,10 +408,15 @@ def _direct(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | Non
         return k.var(f"{total} + {bv}", acc)
 
     spec = ReductionSpec("0", lambda k, a, v: f"{a} + {v}", finish, acc)
-    kernel = reduction_kernel(b.kernel_name("conv"), out, list(out.shape), [geo.cin_g, *geo.taps], read, spec)
-    # On the GPU each lane walks its taps one at a time (RBLOCK 1): the lanes of a warp then
-    # hold neighbouring outputs and read neighbouring inputs at each step, where lanes spread
-    # over the taps of a few outputs would read addresses a channel or a row apart.
+    reduced = [geo.cin_g, *geo.taps]
+    if not walk:
+        return reduction_kernel(b.kernel_name("conv"), out, list(out.shape), reduced, read, spec)
+    # Each lane walks its taps one at a time (RBLOCK 1): the lanes of a warp then hold
+    # neighbouring outputs and read neighbouring inputs at each step, where lanes spread over
+    # the taps of a few outputs read addresses a channel or a row apart. Few taps are unrolled,
+    # so their loads are issued together rather than one loop step at a time.
+    kernel = reduction_kernel(b.kernel_name("conv"), out, list(out.shape), reduced, read, spec,
+                              unroll=math.prod(reduced) <= WALK_UNROLL_MAX)
     block = min(tunables.current().pointwise_block, pow2(out.numel))
     kernel.gpu = LaunchShape((-(-out.numel // block),), {"XBLOCK": block, "RBLOCK": 1}, tunables.current().num_warps)
     return kernel

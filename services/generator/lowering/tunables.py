@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-CONV_FORMS = ("auto", "gemm", "direct")
+CONV_FORMS = ("auto", "gemm", "walk", "reduce")
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,9 @@ class Tunables:
     group_m: int = 1
     fuse_limit: int = 4
     attention_block: tuple[int, int] = (64, 64)
-    # A convolution's form: "gemm" (an implicit GEMM on tensor cores), "direct" (each output
-    # element walks its taps), "auto" (by its channels and taps: see ops_conv.py).
+    # A convolution's form: "gemm" (an implicit GEMM on tensor cores), "walk" (each GPU lane
+    # walks one output's taps), "reduce" (a block of outputs sums a block of taps at once),
+    # "auto" (by its channels and taps: see ops_conv.py).
     conv_form: str = "auto"
     # How float32 operands are multiplied on tensor cores: "tf32x3" (three TF32 products,
     # float32 accuracy) unless the job allows TF32 ("tf32"). A permission, not a knob the

@@ -75,33 +75,42 @@ def test_convolution_layer(name: str) -> None:
     check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)}{dtype})"))
 
 
+@pytest.mark.parametrize("form", ["walk", "reduce"])
 @pytest.mark.parametrize("name", ["conv2d_groups_reduction", "conv2d_depthwise_multiplier", "convT2d_groups_dilation",
                                   "conv3d_grouped_strided", "convT3d_groups_4_per_group", "convT2d_kernel_below_stride",
                                   "convT2d_large_padding", "convT3d", "convT2d_float64"])
-def test_direct_convolutions_keep_their_gpu_form(name: str) -> None:
-    """In the direct form each GPU lane owns an output element and walks its taps (a strided
-    transposed convolution's lane only those of its phase); under the interpreter, from 4
-    channels per group, the GEMM form runs instead. The GPU's form computes the same."""
+def test_direct_convolutions_keep_their_gpu_form(name: str, form: str) -> None:
+    """The direct forms on the GPU: each lane walking one output's taps (unrolled when they are
+    few), or blocks of outputs summing blocks of taps; a strided transposed convolution visits
+    only the taps of each output's phase. Under the interpreter, from 4 channels per group,
+    the GEMM form runs instead. The GPU's form computes the same."""
     layer, shape = LAYERS[name]
     dtype = ", dtype=torch.float64" if "double" in layer else ""
     code = check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)}{dtype})"),
-                 form="gpu", tuned=Tunables(conv_form="direct"))
+                 form="gpu", tuned=Tunables(conv_form=form))
     launch = next(line for line in code.splitlines() if "_conv[" in line)
-    assert re.search(r"RBLOCK=1( if gpu|,)", launch), launch
+    assert bool(re.search(r"RBLOCK=1( if gpu|,)", launch)) == (form == "walk"), launch
+    if form == "walk":
+        taps = int(re.search(r"for roff in (?:tl\.static_range|range)\(0, (\d+)", code).group(1))
+        assert ("tl.static_range(" in code) == (taps <= 64), taps
 
 
 @pytest.mark.parametrize(("layer", "shape", "form"), [
-    # Few output channels over many taps: one GEMM tile covers all of them (a DCGAN's RGB layer)
-    ("nn.ConvTranspose2d(32, 3, 4, 2, 1, bias=False)", (2, 32, 5, 6), "gemm"),
+    # Few output channels over many taps: one GEMM tile covers all of them
     ("nn.Conv2d(64, 8, 3, padding=1, groups=2)", (2, 64, 6, 7), "gemm"),
+    ("nn.ConvTranspose1d(32, 4, 5, stride=1)", (2, 32, 9), "gemm"),
+    # ... unless phased: each phase's GEMM would gather the whole input again (a DCGAN's RGB layer)
+    ("nn.ConvTranspose2d(32, 3, 4, 2, 1, bias=False)", (2, 32, 5, 6), "walk"),
     # Depthwise: a GEMM tile would be almost all padding
-    ("nn.Conv2d(16, 16, 3, padding=1, groups=16)", (2, 16, 6, 7), "direct"),
-    ("nn.Conv2d(2, 1, 7, padding=3)", (2, 2, 9, 9), "direct"),
+    ("nn.Conv2d(16, 16, 3, padding=1, groups=16)", (2, 16, 6, 7), "reduce"),
+    ("nn.Conv2d(2, 1, 7, padding=3)", (2, 2, 9, 9), "reduce"),
 ])
 def test_the_form_follows_the_channels_and_taps_a_gemm_tile_would_find(layer: str, shape: tuple[int, ...],
                                                                         form: str) -> None:
     code = check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)})"), form="gpu")
-    assert ("tl.dot(" in code) == (form == "gemm"), code
+    launch = next(line for line in code.splitlines() if "_conv" in line and "](" in line)
+    found = "gemm" if "tl.dot(" in code else "walk" if re.search(r"RBLOCK=1( if gpu|,)", launch) else "reduce"
+    assert found == form, launch
 
 
 @pytest.mark.parametrize("name", ["conv2d_3x3_no_bias", "conv2d_depthwise", "convT2d_output_padding",
