@@ -224,12 +224,14 @@ def convolution(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any])
 
 def _form(geo: ConvGeometry) -> str:
     """"gemm", "walk" or "reduce": the search's choice, else by the channels and taps a GEMM
-    tile finds.
+    tile finds, the stride and the taps' count.
 
-    Measured on an H100 (2026-11-27, ``docs/measurements/2026-11-27-row-fusion-and-conv-forms``):
-    the GEMM ran 1.3-3.5x faster than either direct form with 4-8 output channels per group
-    over 64-256 taps, but 2.3x slower than the walk on a phased convolution to 3 channels
-    (each phase's GEMM re-gathers the whole input and writes every other output)."""
+    Measured on an H100 (``docs/measurements/2026-11-27-row-fusion-and-conv-forms``): the GEMM
+    ran 1.3-3.5x faster than either direct form with 4-8 output channels per group over 64-256
+    taps, but 2.3x slower than them on a phased convolution to 3 channels (each phase's GEMM
+    re-gathers the whole input and writes every other output). Of the direct forms, the walk
+    ran 1.2-2.8x faster on depthwise convolutions of stride 1 (3 to 27 taps); the reduction
+    1.4x faster at stride 2, and on a phased convolution over 256 taps."""
     chosen = tunables.current().conv_form
     if chosen != "auto":
         return chosen
@@ -238,7 +240,9 @@ def _form(geo: ConvGeometry) -> str:
         return "gemm"
     if geo.cout_g >= FEW_CHANNELS_GEMM_MIN_N and taps >= FEW_CHANNELS_GEMM_MIN_K and not geo.phased:
         return "gemm"
-    return "walk" if geo.phased else "reduce"
+    if set(geo.stride) == {1} and math.prod([geo.cin_g, *geo.taps]) <= WALK_UNROLL_MAX:
+        return "walk"
+    return "reduce"
 
 
 def _weight_index(geo: ConvGeometry, group: Expr, c: Expr, j: Expr, offsets: Sequence[Expr]) -> list[Expr]:
@@ -417,7 +421,9 @@ def _direct(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | Non
     # so their loads are issued together rather than one loop step at a time.
     kernel = reduction_kernel(b.kernel_name("conv"), out, list(out.shape), reduced, read, spec,
                               unroll=math.prod(reduced) <= WALK_UNROLL_MAX)
-    block = min(tunables.current().pointwise_block, pow2(out.numel))
+    # A quarter of a pointwise kernel's block: each lane then walks 2 outputs (4 warps), which
+    # ran 1.1-1.4x faster than 8 on stride-1 depthwise convolutions.
+    block = min(max(32, tunables.current().pointwise_block // 4), pow2(out.numel))
     kernel.gpu = LaunchShape((-(-out.numel // block),), {"XBLOCK": block, "RBLOCK": 1}, tunables.current().num_warps)
     return kernel
 

@@ -100,10 +100,13 @@ def test_direct_convolutions_keep_their_gpu_form(name: str, form: str) -> None:
     ("nn.Conv2d(64, 8, 3, padding=1, groups=2)", (2, 64, 6, 7), "gemm"),
     ("nn.ConvTranspose1d(32, 4, 5, stride=1)", (2, 32, 9), "gemm"),
     # ... unless phased: each phase's GEMM would gather the whole input again (a DCGAN's RGB layer)
-    ("nn.ConvTranspose2d(32, 3, 4, 2, 1, bias=False)", (2, 32, 5, 6), "walk"),
-    # Depthwise: a GEMM tile would be almost all padding
-    ("nn.Conv2d(16, 16, 3, padding=1, groups=16)", (2, 16, 6, 7), "reduce"),
-    ("nn.Conv2d(2, 1, 7, padding=3)", (2, 2, 9, 9), "reduce"),
+    ("nn.ConvTranspose2d(32, 3, 4, 2, 1, bias=False)", (2, 32, 5, 6), "reduce"),
+    # Depthwise: a GEMM tile would be almost all padding; at stride 1 over few taps each lane
+    # walks an output's taps, else blocks of outputs sum blocks of taps
+    ("nn.Conv2d(16, 16, 3, padding=1, groups=16)", (2, 16, 6, 7), "walk"),
+    ("nn.Conv3d(8, 8, 3, padding=2, dilation=2, groups=8)", (1, 8, 5, 6, 7), "walk"),
+    ("nn.Conv2d(16, 32, 5, stride=2, padding=2, groups=16)", (2, 16, 9, 9), "reduce"),
+    ("nn.Conv2d(2, 1, 9, padding=4)", (2, 2, 9, 9), "reduce"),
 ])
 def test_the_form_follows_the_channels_and_taps_a_gemm_tile_would_find(layer: str, shape: tuple[int, ...],
                                                                         form: str) -> None:
