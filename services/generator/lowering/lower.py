@@ -102,6 +102,7 @@ class CaseLowerer:
         # Attention written as two products around a softmax: one streaming kernel.
         self.attention = ops_attention.find(case)
         self.scores = {m.scores for m in self.attention.values()}
+        self.attention_interior = self._between_scores_and_outputs()
         self._metas: dict[str, TensorMeta | None] = {ph.name: ph.meta for ph in case.placeholders}
         self._metas.update({n.name: n.outputs[0] if len(n.outputs) == 1 else None for n in case.nodes})
 
@@ -191,7 +192,8 @@ class CaseLowerer:
             else:
                 value = fn(self, node, args, kwargs)
             if (isinstance(value, Value) and self.users[node.name] > 1 and value.cost > tunables.current().fuse_limit
-                    and not self._read_in_one_kernel(node.name) and not self._read_in_one_row_program(node.name)):
+                    and not self._read_in_one_kernel(node.name) and not self._read_in_one_row_program(node.name)
+                    and not self._read_only_by_attention(node.name)):
                 value = self.share(value)
             self.env[node.name] = value
         outputs, shapes = self._outputs()
@@ -245,6 +247,37 @@ class CaseLowerer:
             return False  # no reduction (the elementwise rule's case), or rows of several shapes
         row = math.prod(meta.shape[d] for d in next(iter(row_dims)))
         return row <= tunables.current().whole_row_max and bool(set(chains[0]).intersection(*chains[1:]))
+
+    def _between_scores_and_outputs(self) -> set[str]:
+        """The nodes on a path from an attention's first product to its second: the logits,
+        their softmax and its guards, all computed inside the streaming kernel."""
+        inside: set[str] = set()
+        for second, match in self.attention.items():
+            after: set[str] = set()
+            stack = [match.scores]
+            while stack:
+                name = stack.pop()
+                if name not in after:
+                    after.add(name)
+                    stack.extend(self.readers.get(name, []))
+            before: set[str] = set()
+            stack = [second]
+            while stack:
+                name = stack.pop()
+                node = self.nodes.get(name)
+                if name not in before and node is not None:
+                    before.add(name)
+                    stack.extend(_refs(node.args) + _refs(node.kwargs))
+            inside |= (after & before) - {second}
+        return inside
+
+    def _read_only_by_attention(self, name: str) -> bool:
+        """Whether ``name`` lies between an attention's two products and only they read it: the
+        streaming kernel computes it per tile, so storing it to share it would write (and
+        compute) a whole score-sized tensor no kernel reads."""
+        if name not in self.attention_interior or name in self.graph_outputs:
+            return False
+        return all(r in self.attention_interior or r in self.attention for r in self.readers.get(name, []))
 
     def _chain(self, start: str, shape: list[int]) -> list[str]:
         """``start`` and its sole readers after it, as long as each is elementwise at ``shape``."""
