@@ -8,7 +8,11 @@ float32, 1e-2 for 16-bit floats), and time both with ``triton.testing.do_bench``
 This runs spec code in-process: use it on specs you wrote, not on a service's inputs.
 
     python tools/lowering_gpu_check.py SPEC_OR_DIR ... --out results.jsonl [--compile] [--limit N]
-        [--shard I/N --gpu-lock FILE] [--tunable BLOCK_K=64 ...]
+        [--shard I/N --gpu-lock FILE] [--tunable BLOCK_K=64 ...] [--compare DIR]
+
+``--compare DIR`` times, beside each spec's program, the one another checkout wrote for it
+(``DIR/LEVEL__STEM.py``): the two are timed in turn in one process, so a change to the
+lowering is measured without another process's noise between the two figures.
 
 Several shards may run at once on one GPU: capture, lowering and compiles overlap, and the
 correctness run and timings of one spec hold the lock file, so no two specs are timed at once.
@@ -66,7 +70,13 @@ def _warm(fn: Any, inputs: list[Any]) -> None:
     torch.cuda.synchronize()
 
 
-def check(path: Path, with_compile: bool, lock: Path | None = None, tuned: Tunables | None = None) -> dict[str, Any]:
+def program_name(path: Path) -> str:
+    """The file name a spec's kernel program has in a ``--compare`` folder."""
+    return f"{path.parent.name}__{path.stem}.py"
+
+
+def check(path: Path, with_compile: bool, lock: Path | None = None, tuned: Tunables | None = None,
+          compare: Path | None = None) -> dict[str, Any]:
     row: dict[str, Any] = {"spec": str(path)}
     source = path.read_text()
     started = time.perf_counter()
@@ -89,21 +99,49 @@ def check(path: Path, with_compile: bool, lock: Path | None = None, tuned: Tunab
     ref = spec.Model(*init).cuda().eval()
     new = cand.ModelNew(*init).cuda().eval()
     new.load_state_dict(ref.state_dict(), strict=False)
+    other = None
+    if compare is not None and (compare / program_name(path)).exists():
+        other_file = compare / program_name(path)
+        other_code = other_file.read_text()
+        row["other_same_code"] = other_code == code
+        other = load_module(other_code, f"gpu_other_{path.stem}", None, str(other_file)).ModelNew(*init).cuda().eval()
+        other.load_state_dict(ref.state_dict(), strict=False)
     inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in spec.get_inputs()]
     compiled = torch.compile(ref) if with_compile else None
     try:
         _warm(new, inputs)
         if compiled is not None:
             _warm(compiled, inputs)
+        if other is not None:
+            _warm(other, inputs)
     except Exception as exc:  # noqa: BLE001
         row.update(status="run_failed", error=f"{type(exc).__name__}: {exc}"[:800],
                    trace=traceback.format_exc()[-1500:])
         return row
     with _gpu_lock(lock):
-        return _measure(row, code, ref, new, compiled, inputs)
+        return _measure(row, code, ref, new, compiled, inputs, other)
 
 
-def _measure(row: dict[str, Any], code: str, ref: Any, new: Any, compiled: Any, inputs: list[Any]) -> dict[str, Any]:
+def _matches(want: list[torch.Tensor], got: list[torch.Tensor]) -> list[Any]:
+    errors: list[Any] = []
+    for w, g in zip(want, got, strict=True):
+        tol = _tolerance(w.dtype)
+        ok = w.shape == g.shape and (torch.allclose(g.float(), w.float(), atol=tol, rtol=tol, equal_nan=True)
+                                     if w.is_floating_point() else torch.equal(g, w))
+        if not ok:
+            errors.append(float((g.float() - w.float()).abs().max()) if w.shape == g.shape else "shape")
+    return errors
+
+
+# Each contender is timed this many times, in turn, and its median kept: a burst of other
+# work on the GPU (another shard's compile or first call) then shifts one sample, not a verdict.
+ROUNDS = 3
+
+
+def _measure(row: dict[str, Any], code: str, ref: Any, new: Any, compiled: Any, inputs: list[Any],
+             other: Any = None) -> dict[str, Any]:
+    import statistics
+
     import triton.testing
 
     try:
@@ -115,21 +153,23 @@ def _measure(row: dict[str, Any], code: str, ref: Any, new: Any, compiled: Any, 
         row.update(status="run_failed", error=f"{type(exc).__name__}: {exc}"[:800],
                    trace=traceback.format_exc()[-1500:])
         return row
-    errors = []
-    for w, g in zip(want, got, strict=True):
-        tol = _tolerance(w.dtype)
-        ok = w.shape == g.shape and (torch.allclose(g.float(), w.float(), atol=tol, rtol=tol, equal_nan=True)
-                                     if w.is_floating_point() else torch.equal(g, w))
-        if not ok:
-            errors.append(float((g.float() - w.float()).abs().max()) if w.shape == g.shape else "shape")
+    errors = _matches(want, got)
     row["correct"] = not errors
     if errors:
         row["max_abs_error"] = errors
+    contenders = {"kernel_ms": new, "eager_ms": ref}
+    if compiled is not None:
+        contenders["compile_ms"] = compiled
+    if other is not None:
+        with torch.no_grad():
+            row["other_correct"] = not _matches(want, _outputs(other(*inputs)))
+        contenders["other_ms"] = other
+    times: dict[str, list[float]] = {key: [] for key in contenders}
     with torch.no_grad():
-        row["kernel_ms"] = triton.testing.do_bench(lambda: new(*inputs))
-        row["eager_ms"] = triton.testing.do_bench(lambda: ref(*inputs))
-        if compiled is not None:
-            row["compile_ms"] = triton.testing.do_bench(lambda: compiled(*inputs))
+        for _ in range(ROUNDS):
+            for key, fn in contenders.items():
+                times[key].append(triton.testing.do_bench(lambda fn=fn: fn(*inputs)))
+    row.update({key: statistics.median(values) for key, values in times.items()})
     row["status"] = "ok"
     row["kernels"] = code.count("@triton.jit")
     return row
@@ -145,6 +185,9 @@ def main() -> None:
     parser.add_argument("--gpu-lock", type=Path, default=None, help="a lock file shared by concurrent shards")
     parser.add_argument("--tunable", action="append", default=[], metavar="KEY=VALUE",
                         help="lower under this tunable (kb/lowering/tunables.toml's names); repeatable")
+    parser.add_argument("--compare", type=Path, default=None,
+                        help="a folder of kernel programs another checkout wrote for the same specs "
+                             "(LEVEL__STEM.py): each is checked and timed beside this checkout's (other_ms)")
     args = parser.parse_args()
     tuned = Tunables.from_strings(dict(t.split("=", 1) for t in args.tunable)) if args.tunable else None
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -157,7 +200,7 @@ def main() -> None:
     with args.out.open("a") as out:
         for spec in specs:
             try:
-                row = check(spec, args.compile, args.gpu_lock, tuned)
+                row = check(spec, args.compile, args.gpu_lock, tuned, args.compare)
                 if args.tunable:
                     row["tunables"] = args.tunable
             except Exception as exc:  # noqa: BLE001 - one spec's failure never stops the run
