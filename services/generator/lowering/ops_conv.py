@@ -226,7 +226,7 @@ def _form(geo: ConvGeometry) -> str:
     """"gemm", "walk" or "reduce": the search's choice, else by the channels and taps a GEMM
     tile finds, the stride and the taps' count.
 
-    Measured on an H100 (``docs/measurements/2026-11-27-row-fusion-and-conv-forms``): the GEMM
+    Measured on an H100 (docs/measurements/2026-11-27-row-fusion-and-conv-forms): the GEMM
     ran 1.3-3.5x faster than either direct form with 4-8 output channels per group over 64-256
     taps, but 2.3x slower than them on a phased convolution to 3 channels (each phase's GEMM
     re-gathers the whole input and writes every other output). Of the direct forms, the walk
