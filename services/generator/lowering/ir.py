@@ -99,6 +99,9 @@ class Lazy(Value):
         # Set when this value is a 16-bit float value widened to float32: exact, so a builder
         # that stores it for several readers stores the narrow one (half the bytes both ways).
         self.widens: Value | None = None
+        # Set when this value is another float value times a constant (base, factor): a
+        # product of two such values is the product of their bases times both factors.
+        self.scaled: tuple[Value, float] | None = None
         # The index change itself, where one maps the view's index to ``view_of``'s.
         self.remap: Callable[[Sequence[Expr]], Sequence[Expr]] | None = None
 

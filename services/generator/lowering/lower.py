@@ -318,11 +318,27 @@ class CaseLowerer:
         return out is not None and out.shape == shape
 
     def _scores(self, node: Node, args: list[Any]) -> Value:
-        """The first product of an attention: lazy, stored only if read outside the kernel."""
-        a, b = ops_heavy.operand(self, args[0]), ops_heavy.operand(self, args[1])
+        """The first product of an attention: lazy, stored only if read outside the kernel.
+
+        Operands that are 16-bit values widened to float32 (and scaled by constants), as a
+        16-bit SDPA's decomposition writes them, are multiplied narrow with the constants
+        applied to the product: the same float32 products and sums, half the bytes, on tensor
+        cores in one pass."""
         meta = node.outputs[0]
         assert meta is not None
         bmm = LOWERINGS["aten.bmm.default"]
+
+        def stored() -> Stored:
+            return self.realize(bmm(self, node, [ops_heavy.operand(self, args[0]), ops_heavy.operand(self, args[1])],
+                                    {}))
+
+        narrow = [ops_heavy.narrow_operand(v) if isinstance(v, Value) else None for v in args[:2]]
+        if narrow[0] is not None and narrow[1] is not None and narrow[0][0].dtype == narrow[1][0].dtype \
+                and meta.dtype == "float32":
+            (a, fa), (b, fb) = narrow[0], narrow[1]
+            return ops_attention.ScoresValue(self, meta.shape, meta.dtype, ops_heavy.operand(self, a),
+                                             ops_heavy.operand(self, b), stored, scale=fa * fb)
+        a, b = ops_heavy.operand(self, args[0]), ops_heavy.operand(self, args[1])
         return ops_attention.ScoresValue(self, meta.shape, meta.dtype, a, b,
                                          lambda: self.realize(bmm(self, node, [a, b], {})))
 

@@ -25,7 +25,7 @@ from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Value
 from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, tl_type
-from services.generator.lowering.ops_heavy import SMEM_BUDGET, dot_precision, dot_type, rounded
+from services.generator.lowering.ops_heavy import SMEM_BUDGET, dot_operand, dot_precision, dot_type, rounded
 from services.generator.lowering.rows import same_index
 from services.generator.lowering.schema import CapturedCase, Node
 
@@ -175,11 +175,13 @@ class ScoresValue(Value):
     """The first product: a tile inside the attention kernel, stored when read elsewhere."""
 
     def __init__(self, builder: Any, shape: Sequence[int], dtype: str, a: Value, b: Value,
-                 realize: Callable[[], Stored]) -> None:
+                 realize: Callable[[], Stored], scale: float = 1.0) -> None:
         self.builder = builder
         self.shape = tuple(shape)
         self.dtype = dtype
-        self.a, self.b = a, b
+        # The product is ``scale * (a @ b)``: 16-bit operands the spec widened to float32 and
+        # scaled are multiplied narrow (exact products) and the scale applied to the tile.
+        self.a, self.b, self.scale = a, b, scale
         self.cost = 0
         self._realize = realize
         self._stored: Stored | None = None
@@ -288,9 +290,11 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
             k.line(f"rda = d0 + tl.arange(0, {bd}){col}")
             k.line(f"rdb = d0 + tl.arange(0, {bd}){row}")
             amask, bmask = f"{zmask}(rm < {lq}) & (rda < {d})", f"{zmask}(rdb < {d}) & (rn < {lk})"
-            q = _dot_operand(k, scores.a.load(k, [z, i, da], amask), amask, mul_s)
-            kt = _dot_operand(k, scores.b.load(k, [z, db, j], bmask), bmask, mul_s)
+            q = dot_operand(k, scores.a.load(k, [z, i, da], amask), amask, mul_s, _acc(mul_s))
+            kt = dot_operand(k, scores.b.load(k, [z, db, j], bmask), bmask, mul_s, _acc(mul_s))
             k.line(f"s += tl.dot({q}, {kt}{dot_precision(mul_s)})")
+        if scores.scale != 1.0:
+            k.line(f"s = s * {scores.scale!r}")
         k.dtypes["s"] = "float32"
         k.scores_tile = (scores, [z, i, j], rounded(k, "s", scores.dtype))  # type: ignore[attr-defined]
         mask = f"{zmask}(rm < {lq}) & (rn < {lk})"
@@ -301,7 +305,7 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
 
     def values() -> str:
         vmask = f"{zmask}(rnv < {lk}) & (rc < {dv})"
-        return _dot_operand(k, v.load(k, [z, jv, c], vmask), vmask, mul_o)
+        return dot_operand(k, v.load(k, [z, jv, c], vmask), vmask, mul_o, _acc(mul_o))
 
     loop = f"for n0 in range(0, {lk}, {bn}):"
     if p_dtype in ("float16", "bfloat16"):
@@ -342,11 +346,9 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
     return k
 
 
-def _dot_operand(k: KernelWriter, var: str, mask: str, mul: str) -> str:
-    """A loaded tile made ready for ``tl.dot``: masked lanes zero, in the product's type."""
-    work = "float64" if mul == "float64" else "float32"
-    clean = k.var(f"tl.where({mask}, {k.cast(var, work)}, 0.0)", work)
-    return k.cast(clean, mul) if mul == "float16" else clean
+def _acc(mul: str) -> str:
+    """The type a product's tiles are accumulated (and cleared) in."""
+    return "float64" if mul == "float64" else "float32"
 
 
 def _narrow(k: KernelWriter, var: str, p_dtype: str, mul: str) -> str:

@@ -18,7 +18,8 @@ import sympy
 
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
-from services.generator.lowering.ir import Buffer, KernelWriter, Lazy, Stored, Unsupported, Value, and_masks, compute_dtype
+from services.generator.lowering.ir import (Buffer, KernelWriter, Lazy, Stored, Unsupported, Value, and_masks,
+                                           compute_dtype, view)
 from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, tl_type
 from services.generator.lowering.ops_pointwise import out_meta, scalar_code
 from services.generator.lowering.rows import ReductionValue, same_index
@@ -35,6 +36,35 @@ def operand(b: Builder, value: Value) -> Value:
     if value.cost > OPERAND_INLINE_LIMIT:
         return b.realize(value, "operand")
     return value
+
+
+def narrow_operand(value: Value) -> tuple[Value, float] | None:
+    """``value`` as (a float16 or bfloat16 value, a constant factor) when it is that value
+    widened to float32, through index changes and products with constants: a float32 product
+    of two such operands is the 16-bit product of their narrow values (exact: the product of two
+    16-bit floats fits a float32) times both factors, with the same float32 accumulation. None
+    otherwise."""
+    factor = 1.0
+    views: list[Lazy] = []
+    current = value
+    while isinstance(current, Lazy):
+        if current.widens is not None:
+            narrow = current.widens
+            if current.dtype != "float32" or narrow.dtype not in ("float16", "bfloat16"):
+                return None
+            for step in reversed(views):
+                assert step.remap is not None
+                narrow = view(narrow, step.shape, step.remap, narrow.dtype)
+            return narrow, factor
+        if current.scaled is not None:
+            current, scale = current.scaled
+            factor *= scale
+        elif current.view_of is not None and current.remap is not None and current.dtype == current.view_of.dtype:
+            views.append(current)
+            current = current.view_of
+        else:
+            return None
+    return None
 
 
 # Elements of one operand tile under the interpreter. Each interpreted operation costs a fixed
@@ -152,8 +182,8 @@ def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileL
         k.line(f"rkb = k0 + tl.arange(0, {bk_}){row}")
         amask = f"{zmask}(rm < {m}) & (rka < {kdim})"
         bmask = f"{zmask}(rkb < {kdim}) & (rn < {n})"
-        av = _dot_operand(k, load_a(k, z, mi, ka, amask), amask, mul_type, acc_type)
-        bv = _dot_operand(k, load_b(k, z, kb, ni, bmask), bmask, mul_type, acc_type)
+        av = dot_operand(k, load_a(k, z, mi, ka, amask), amask, mul_type, acc_type)
+        bv = dot_operand(k, load_b(k, z, kb, ni, bmask), bmask, mul_type, acc_type)
         k.line(f"acc += tl.dot({av}, {bv}{dot_precision(mul_type)})")
     k.dtypes["acc"] = acc_type
     store(k, z, mi, ni, "acc", f"{zmask}(rm < {m}) & (rn < {n})")
@@ -173,7 +203,7 @@ def dot_precision(mul_type: str) -> str:
     return ""
 
 
-def _dot_operand(k: KernelWriter, value: str, mask: str, mul_type: str, acc_type: str) -> str:
+def dot_operand(k: KernelWriter, value: str, mask: str, mul_type: str, acc_type: str) -> str:
     """A tile ready for ``tl.dot``. A buffer's elements loaded under the tile's own mask go in
     as loaded: masked lanes hold 0 already, and a 16-bit tile feeds the tensor cores in its
     own type (widening it to float32 and narrowing it back cost every K step a conversion of

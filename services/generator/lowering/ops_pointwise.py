@@ -206,7 +206,19 @@ def arithmetic(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
     name = node.target.split(".")[1]
     if dtype == "bool" and name in ("add", "mul"):
         name = {"add": "bitwise_or", "mul": "bitwise_and"}[name]
-    return elementwise(shape, dtype, args[:2], dtype, _fmt(ARITH[name]))
+    out = elementwise(shape, dtype, args[:2], dtype, _fmt(ARITH[name]))
+    if name == "mul" and dtype in FLOATS:
+        out.scaled = _times_constant(args[0], args[1])
+    return out
+
+
+def _times_constant(a: Any, b: Any) -> tuple[Value, float] | None:
+    """(the tensor, the constant) of a product of a float tensor and a plain number."""
+    for tensor, factor in ((a, b), (b, a)):
+        if isinstance(tensor, Value) and isinstance(factor, (int, float)) and not isinstance(factor, bool) \
+                and tensor.dtype in FLOATS and math.isfinite(float(factor)):
+            return tensor, float(factor)
+    return None
 
 
 @lowers("prims.div.default")

@@ -51,6 +51,20 @@ def test_half_precision_attention() -> None:
     assert "_attention" in code
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["sdpa", "sdpa_causal"])
+def test_half_sdpa_multiplies_its_inputs_narrow(name: str, dtype: str) -> None:
+    """The capture writes a 16-bit SDPA as float32 products of widened, scaled inputs; the
+    kernel multiplies the 16-bit inputs as loaded (the same products, exactly) and scales the
+    product, instead of storing float32 copies of the queries and keys first."""
+    qkv = ", ".join(f"torch.randn(2, 3, 40, 16, dtype=torch.{dtype})" for _ in range(3))
+    code = check(_spec(CASES[name], qkv), atol=1e-2, rtol=1e-2)
+    wrapper = code.split("class ModelNew")[1]
+    assert "torch.empty((2, 3, 40, 16), dtype=torch.float32" not in wrapper, wrapper
+    attention = code.split("def _k0_0_attention(")[1].split("@triton.jit")[0]
+    assert "s = s * 0.25" in attention, attention  # (16 ** -0.25) ** 2 on each operand
+
+
 def test_scores_read_elsewhere_are_still_stored() -> None:
     body = ("        s = q @ k.transpose(-2, -1)\n        p = torch.softmax(s, -1)\n"
             "        return p @ v, s.amax(-1)")
