@@ -163,6 +163,12 @@ class CaseLowerer:
         if buffer.numel == 0:
             return
         fused = rows.plan(self, value)
+        # Reductions the value reads that its own kernel does not compute: those over the same
+        # rows of one shape are computed together, in one walk.
+        served = {id(r) for r in fused[1]} if fused is not None else set()
+        others = [r for r, _ in rows.reads(value) if id(r) not in served]
+        if len(others) > 1:
+            rows.realize_together(self, others)
         if fused is not None:
             # The value reads reductions over its own rows: one kernel computes them and it.
             dims, reductions = fused

@@ -85,7 +85,7 @@ class ReductionValue(Value):
                 # Few long rows: many programs reduce slices of each row, a second kernel
                 # reduces their partial results (one program per row would leave the GPU idle).
                 partial = self.builder.new_buffer((numel(self.kept), splits), self.acc, f"{self.kind}_part")
-                self.builder.emit(split_kernel(self.builder.kernel_name(f"{self.kind}_split"), self, partial,
+                self.builder.emit(split_kernel(self.builder.kernel_name(f"{self.kind}_split"), [self], [partial],
                                                splits))
                 last = ReductionValue(self.builder, Stored(partial), [1], self.kind, self.shape, self.dtype)
                 self.builder.emit(row_kernel(self.builder.kernel_name(self.kind), partial.shape, [1],
@@ -175,10 +175,11 @@ def _finish(k: KernelWriter, r: ReductionValue, total: str) -> str:
 
 
 def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions: Sequence[ReductionValue],
-               out: Buffer, value: Value | None) -> Kernel:
+               out: Buffer, value: Value | None,
+               stores: Sequence[tuple[ReductionValue, Buffer]] = ()) -> Kernel:
     """Computes ``reductions`` (in dependency order) for each row of ``shape`` over ``dims``,
-    then stores ``value`` over the whole of ``shape`` into ``out`` or, without a value, the
-    last reduction per row."""
+    then stores ``value`` over the whole of ``shape`` into ``out`` or, without a value, each
+    reduction of ``stores`` per row into its buffer (default: the last one into ``out``)."""
     k = KernelWriter(name)
     dims = sorted(dims)
     kept = [s for d, s in enumerate(shape) if d not in dims]
@@ -249,9 +250,13 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
                 rs = row_symbols()
                 full = _merge(rank, dims, xs, rs)
                 k.store(out, linear(full, shape), value.load(k, full, "mask"), "mask")
+    outputs = [out]
     if value is None:
-        k.line(f"tl.store({k.pointer(out)} + xlin, {k.cast(ctx.results[id(reductions[-1])], out.dtype)}, mask=xmask)")
-    return Kernel(k, kernel_args(k), *_launch(xn, rn, persistent), outputs=[out])
+        stores = stores or [(reductions[-1], out)]
+        for r, buf in stores:
+            k.line(f"tl.store({k.pointer(buf)} + xlin, {k.cast(ctx.results[id(r)], buf.dtype)}, mask=xmask)")
+        outputs = [buf for _, buf in stores]
+    return Kernel(k, kernel_args(k), *_launch(xn, rn, persistent), outputs=outputs)
 
 
 _DEF = re.compile(r"^\s*(\w+) = (.*)$")
@@ -340,9 +345,11 @@ def split_count(xn: int, rn: int) -> int:
     return math.ceil(rn / _slice_length(rn, want))
 
 
-def split_kernel(name: str, r: ReductionValue, partial: Buffer, splits: int) -> Kernel:
-    """Program (row, slice) reduces one slice of one row of ``r.src`` into ``partial[row, slice]``."""
-    shape, dims = tuple(r.src.shape), r.dims
+def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Buffer], splits: int) -> Kernel:
+    """Program (row, slice) reduces one slice of one row of each ``r.src`` (one shape, one set
+    of dims) into its ``partial[row, slice]``: one walk over the slice for all of them."""
+    r0 = rs[0]
+    shape, dims = tuple(r0.src.shape), r0.dims
     kept = [s for d, s in enumerate(shape) if d not in dims]
     reduced = [s for d, s in enumerate(shape) if d in dims]
     xn, rn = numel(kept), numel(reduced)
@@ -355,20 +362,70 @@ def split_kernel(name: str, r: ReductionValue, partial: Buffer, splits: int) -> 
     k.line(f"xlin = pid * {xblock} + tl.arange(0, {xblock})[:, None]")
     k.line(f"xmask = xlin < {xn}")
     xs = out_symbols(k, kept, "xlin", "x")
-    acc = k.fresh("acc")
-    k.line(f"{acc} = tl.full([{xblock}, {rblock}], {_init(r)}, {tl_type(r.acc)})")
-    k.dtypes[acc] = r.acc
+    accs = []
+    for r in rs:
+        acc = k.fresh("acc")
+        k.line(f"{acc} = tl.full([{xblock}, {rblock}], {_init(r)}, {tl_type(r.acc)})")
+        k.dtypes[acc] = r.acc
+        accs.append(acc)
     with k.block(f"for roff in range(0, {chunk}, {rblock}):"):
         k.line(f"rlin = sid * {chunk} + roff + tl.arange(0, {rblock})[None, :]")
         k.line(f"mask = xmask & (rlin < {rn})")
-        rs = out_symbols(k, reduced, "rlin", "r")
-        k.aliases[sympy.expand(linear([*xs, *rs], [*kept, *reduced]))] = f"(xlin * {rn} + rlin)"
-        v = k.cast(r.src.load(k, _merge(len(shape), dims, xs, rs), "mask"), r.acc)
-        k.line(f"{acc} = tl.where(mask, {_combine(k, r, acc, v)}, {acc})")
-    total = _block_total(k, r, acc)
-    k.line(f"tl.store({k.pointer(partial)} + xlin * {splits} + sid, {total}, mask=xmask)")
+        rs_syms = out_symbols(k, reduced, "rlin", "r")
+        k.aliases[sympy.expand(linear([*xs, *rs_syms], [*kept, *reduced]))] = f"(xlin * {rn} + rlin)"
+        for r, acc in zip(rs, accs, strict=True):
+            v = k.cast(r.src.load(k, _merge(len(shape), dims, xs, rs_syms), "mask"), r.acc)
+            k.line(f"{acc} = tl.where(mask, {_combine(k, r, acc, v)}, {acc})")
+    for r, acc, partial in zip(rs, accs, partials, strict=True):
+        total = _block_total(k, r, acc)
+        k.line(f"tl.store({k.pointer(partial)} + xlin * {splits} + sid, {total}, mask=xmask)")
     return Kernel(k, kernel_args(k), LaunchShape((xn, splits), {"XBLOCK": 1, "RBLOCK": 2048}, 8),
-                  LaunchShape((xn, splits), {"XBLOCK": 1, "RBLOCK": _SLICE_UNIT}, 1), outputs=[partial])
+                  LaunchShape((xn, splits), {"XBLOCK": 1, "RBLOCK": _SLICE_UNIT}, 1), outputs=list(partials))
+
+
+def reads(value: Value) -> list[tuple[ReductionValue, list[Expr]]]:
+    """The reductions a stored ``value`` reads, with the index it reads each at (its own
+    symbols, ``probe_symbols``)."""
+    return _probe(value, tuple(value.shape), probe_symbols(value.shape))
+
+
+def realize_together(builder: Any, reductions: Sequence[ReductionValue]) -> None:
+    """Computes, one kernel per group, the reductions not computed yet that reduce the same
+    dims of values of one shape: a loss's weighted sum and its count, a norm's numerator and
+    denominator. Each would otherwise walk the rows (and read the inputs the values share)
+    on its own. A group whose members would split their rows differently, or where one
+    member's value reads another member, is left to compute one by one."""
+    groups: dict[tuple[tuple[int, ...], tuple[int, ...]], list[ReductionValue]] = {}
+    for r in reductions:
+        if r._stored is None and r not in groups.setdefault((tuple(r.src.shape), tuple(r.dims)), []):
+            groups[(tuple(r.src.shape), tuple(r.dims))].append(r)
+    for (shape, dims), group in groups.items():
+        if len(group) < 2:
+            continue
+        kept_n, count = numel(group[0].kept), group[0].count
+        splits = {split_count(kept_n, count) if r.kind in _SPLITTABLE else 1 for r in group}
+        if len(splits) != 1:
+            continue
+        n_splits = splits.pop()
+        syms = [range_symbol(f"g{d}", s) for d, s in enumerate(shape)]
+        if any(dep in group for r in group for dep, _ in _probe(r.src, shape, syms)):
+            continue  # one reads another: computed in dependency order one by one
+        name = builder.kernel_name("_".join(sorted({r.kind for r in group})))
+        outs = [builder.new_buffer(r.shape, r.dtype, r.kind) for r in group]
+        if n_splits > 1:
+            # Few long rows: many programs reduce slices of every row for all the reductions,
+            # a second kernel reduces their partial results.
+            partials = [builder.new_buffer((kept_n, n_splits), r.acc, f"{r.kind}_part") for r in group]
+            builder.emit(split_kernel(name + "_split", group, partials, n_splits))
+            lasts = [ReductionValue(builder, Stored(partial), [1], r.kind, r.shape, r.dtype)
+                     for r, partial in zip(group, partials, strict=True)]
+            builder.emit(row_kernel(name, (kept_n, n_splits), [1], lasts, outs[0], None,
+                                    list(zip(lasts, outs, strict=True))))
+        else:
+            builder.emit(row_kernel(name, shape, list(dims), list(group), outs[0], None,
+                                    list(zip(group, outs, strict=True))))
+        for r, out in zip(group, outs, strict=True):
+            r._stored = Stored(out)
 
 
 def _sum_like(r: ReductionValue) -> ReductionValue:

@@ -257,6 +257,27 @@ def test_a_value_read_by_rows_too_long_for_registers_is_still_stored_once() -> N
     assert len(launches) == 2 and launches[0].endswith("_pointwise") and launches[1].endswith("_row"), launches
 
 
+def _launches(code: str) -> list[str]:
+    wrapper = code.split("class ModelNew")[1]
+    return [line.strip().split("[")[0] for line in wrapper.splitlines() if line.strip().startswith("_k")]
+
+
+def test_reductions_of_one_long_row_read_by_one_value_walk_it_once() -> None:
+    # A loss's weighted sum and its count: both sums are split over many programs, in one
+    # kernel that reads the inputs once, and finished by one more.
+    code = check(spec("x, y = xs\nreturn (torch.sigmoid(x) * y).sum() / y.sum().clamp(min=1.0)",
+                      "torch.randn(3, 70000), (torch.rand(3, 70000) < 0.01).float()"), atol=1e-3, rtol=1e-4)
+    launches = _launches(code)
+    assert len(launches) == 3 and launches[0].endswith("_split"), launches
+
+
+def test_reductions_over_the_same_rows_read_by_one_value_share_a_kernel() -> None:
+    code = check(spec("x, y = xs\nreturn x.exp().sum(-1) / (y * y).sum(-1) + x.amax(-1)",
+                      "torch.randn(64, 48), torch.randn(64, 48)"))
+    launches = _launches(code)
+    assert len(launches) == 2 and launches[-1].endswith("_pointwise"), launches
+
+
 def test_an_output_that_is_a_reshape_of_a_value_is_returned_as_a_view() -> None:
     # A Linear on a 3-D input computes a 2-D product and returns it reshaped to 3-D: the
     # product (its bias as its epilogue) writes the output's storage itself, with no copy.
