@@ -75,10 +75,16 @@ def test_convolution_layer(name: str) -> None:
     check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)}{dtype})"))
 
 
-@pytest.mark.parametrize("form", ["walk", "reduce"])
-@pytest.mark.parametrize("name", ["conv2d_groups_reduction", "conv2d_depthwise_multiplier", "convT2d_groups_dilation",
-                                  "conv3d_grouped_strided", "convT3d_groups_4_per_group", "convT2d_kernel_below_stride",
-                                  "convT2d_large_padding", "convT3d", "convT2d_float64"])
+# Every phased layer in the reduction form (its taps are those of each output's phase); the
+# walk, whose interpreted loop is slow, on a plain layer and a phased one with tapless phases.
+DIRECT_FORMS = [(name, "reduce") for name in ("conv2d_groups_reduction", "convT2d_groups_dilation",
+                                              "conv3d_grouped_strided", "convT3d_groups_4_per_group",
+                                              "convT2d_kernel_below_stride", "convT2d_large_padding", "convT3d",
+                                              "convT2d_float64")]
+DIRECT_FORMS += [(name, "walk") for name in ("conv2d_depthwise_multiplier", "convT2d_kernel_below_stride")]
+
+
+@pytest.mark.parametrize(("name", "form"), DIRECT_FORMS)
 def test_direct_convolutions_keep_their_gpu_form(name: str, form: str) -> None:
     """The direct forms on the GPU: each lane walking one output's taps (unrolled when they are
     few), or blocks of outputs summing blocks of taps; a strided transposed convolution visits
