@@ -328,8 +328,9 @@ class CaseLowerer:
 
         Operands that are 16-bit values widened to float32 (and scaled by constants), as a
         16-bit SDPA's decomposition writes them, are multiplied narrow with the constants
-        applied to the product: the same float32 products and sums, half the bytes, on tensor
-        cores in one pass."""
+        applied to the product: exact products summed in float32 as before (the constants
+        applied once to the sum differ from per-input scaling only by float32 rounding), half
+        the bytes, on tensor cores in one pass."""
         meta = node.outputs[0]
         assert meta is not None
         bmm = LOWERINGS["aten.bmm.default"]

@@ -42,8 +42,7 @@ def narrow_operand(value: Value) -> tuple[Value, float] | None:
     """``value`` as (a float16 or bfloat16 value, a constant factor) when it is that value
     widened to float32, through index changes and products with constants: a float32 product
     of two such operands is the 16-bit product of their narrow values (exact: the product of two
-    16-bit floats fits a float32) times both factors, with the same float32 accumulation. None
-    otherwise."""
+    16-bit floats fits a float32) times both factors, to float32 rounding. None otherwise."""
     factor = 1.0
     views: list[Lazy] = []
     current = value
