@@ -100,8 +100,8 @@ def check(path: Path, with_compile: bool, lock: Path | None = None, tuned: Tunab
     new = cand.ModelNew(*init).cuda().eval()
     new.load_state_dict(ref.state_dict(), strict=False)
     other = None
-    if compare is not None and (compare / program_name(path)).exists():
-        other_file = compare / program_name(path)
+    other_file = compare / program_name(path) if compare is not None else None
+    if other_file is not None and other_file.exists():
         other_code = other_file.read_text()
         row["other_same_code"] = other_code == code
         other = load_module(other_code, f"gpu_other_{path.stem}", None, str(other_file)).ModelNew(*init).cuda().eval()

@@ -11,8 +11,8 @@ their own.
 from __future__ import annotations
 
 import itertools
-import math
 import keyword
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -162,11 +162,12 @@ class CaseLowerer:
     def fill(self, buffer: Buffer, value: Value) -> None:
         if buffer.numel == 0:
             return
-        fused = rows.plan(self, value)
+        found = rows.reads(value)
+        fused = rows.plan(self, value, found)
         # Reductions the value reads that its own kernel does not compute: those over the same
         # rows of one shape are computed together, in one walk.
         served = {id(r) for r in fused[1]} if fused is not None else set()
-        others = [r for r, _ in rows.reads(value) if id(r) not in served]
+        others = [r for r, _ in found if id(r) not in served]
         if len(others) > 1:
             rows.realize_together(self, others)
         if fused is not None:
@@ -334,20 +335,22 @@ class CaseLowerer:
         meta = node.outputs[0]
         assert meta is not None
         bmm = LOWERINGS["aten.bmm.default"]
-
-        def stored() -> Stored:
-            return self.realize(bmm(self, node, [ops_heavy.operand(self, args[0]), ops_heavy.operand(self, args[1])],
-                                    {}))
-
         narrow = [ops_heavy.narrow_operand(v) if isinstance(v, Value) else None for v in args[:2]]
+        wide: list[Value] | None = None  # the operands the kernel multiplies, where they are the spec's
         if narrow[0] is not None and narrow[1] is not None and narrow[0][0].dtype == narrow[1][0].dtype \
                 and meta.dtype == "float32":
             (a, fa), (b, fb) = narrow[0], narrow[1]
-            return ops_attention.ScoresValue(self, meta.shape, meta.dtype, ops_heavy.operand(self, a),
-                                             ops_heavy.operand(self, b), stored, scale=fa * fb)
-        a, b = ops_heavy.operand(self, args[0]), ops_heavy.operand(self, args[1])
-        return ops_attention.ScoresValue(self, meta.shape, meta.dtype, a, b,
-                                         lambda: self.realize(bmm(self, node, [a, b], {})))
+            a, b, scale = ops_heavy.operand(self, a), ops_heavy.operand(self, b), fa * fb
+        else:
+            a, b, scale = ops_heavy.operand(self, args[0]), ops_heavy.operand(self, args[1]), 1.0
+            wide = [a, b]
+
+        def stored() -> Stored:
+            """The product as the spec computes it, for a reader outside the kernel."""
+            operands = wide or [ops_heavy.operand(self, v) for v in args[:2]]
+            return self.realize(bmm(self, node, operands, {}))
+
+        return ops_attention.ScoresValue(self, meta.shape, meta.dtype, a, b, stored, scale=scale)
 
     def _attention(self, node: Node, args: list[Any]) -> Value | None:
         """The second product of an attention as one streaming kernel; None when it does not fit."""

@@ -25,7 +25,8 @@ from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Value
 from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, tl_type
-from services.generator.lowering.ops_heavy import SMEM_BUDGET, dot_operand, dot_precision, dot_type, rounded
+from services.generator.lowering.ops_heavy import (SMEM_BUDGET, accumulator_type, dot_operand, dot_precision,
+                                                  dot_type, rounded)
 from services.generator.lowering.rows import same_index
 from services.generator.lowering.schema import CapturedCase, Node
 
@@ -290,8 +291,8 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
             k.line(f"rda = d0 + tl.arange(0, {bd}){col}")
             k.line(f"rdb = d0 + tl.arange(0, {bd}){row}")
             amask, bmask = f"{zmask}(rm < {lq}) & (rda < {d})", f"{zmask}(rdb < {d}) & (rn < {lk})"
-            q = dot_operand(k, scores.a.load(k, [z, i, da], amask), amask, mul_s, _acc(mul_s))
-            kt = dot_operand(k, scores.b.load(k, [z, db, j], bmask), bmask, mul_s, _acc(mul_s))
+            q = dot_operand(k, scores.a.load(k, [z, i, da], amask), amask, mul_s, accumulator_type(mul_s))
+            kt = dot_operand(k, scores.b.load(k, [z, db, j], bmask), bmask, mul_s, accumulator_type(mul_s))
             k.line(f"s += tl.dot({q}, {kt}{dot_precision(mul_s)})")
         if scores.scale != 1.0:
             k.line(f"s = s * {scores.scale!r}")
@@ -305,7 +306,7 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
 
     def values() -> str:
         vmask = f"{zmask}(rnv < {lk}) & (rc < {dv})"
-        return dot_operand(k, v.load(k, [z, jv, c], vmask), vmask, mul_o, _acc(mul_o))
+        return dot_operand(k, v.load(k, [z, jv, c], vmask), vmask, mul_o, accumulator_type(mul_o))
 
     loop = f"for n0 in range(0, {lk}, {bn}):"
     if p_dtype in ("float16", "bfloat16"):
@@ -344,11 +345,6 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
     k.line(f"tl.store({k.pointer(out)} + {zoff} * {lq * dv} + rm * {dv} + rc, o.to({tl_type(out.dtype)}), "
            f"mask={zmask}(rm < {lq}) & (rc < {dv}))")
     return k
-
-
-def _acc(mul: str) -> str:
-    """The type a product's tiles are accumulated (and cleared) in."""
-    return "float64" if mul == "float64" else "float32"
 
 
 def _narrow(k: KernelWriter, var: str, p_dtype: str, mul: str) -> str:

@@ -31,9 +31,9 @@ from typing import Any
 
 import sympy
 
+from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, FloorDiv, ModularIndexing, bounds, delinearize, linear
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Unsupported, Value, and_masks
-from services.generator.lowering import tunables
 from services.generator.lowering.kernels import Kernel, LaunchShape, ReductionSpec, pow2, reduction_kernel
 from services.generator.lowering.ops_heavy import (FusedHost, GemmBlocks, TileEpilogue, TileLoad, TileStore, dot_type,
                                                   gemm, interpreter_blocks, operand, tuned)
@@ -104,8 +104,8 @@ class ConvGeometry:
                     j: Sequence[Expr]) -> tuple[list[Expr], list[Expr], str | None]:
         """For a phased convolution: the input position and kernel offset of output ``outs``'s
         ``j``-th tap, and the condition (code) that the offset lies inside the kernel and the
-        position inside the input (None when the sizes guarantee both). Output o = r + s * q receives kernel offset
-        kk = (o + p) mod s + s * j from input position (o + p) // s - j."""
+        position inside the input (None when the sizes guarantee both). Output o receives
+        kernel offset kk = (o + p) mod s + s * j from input position (o + p) // s - j."""
         conds: list[str] = []
         pos: list[Expr] = []
         offsets: list[Expr] = []
@@ -115,11 +115,7 @@ class ConvGeometry:
             at = FloorDiv(o + p, s) - jd
             if bounds(kk)[1] >= self.kernel[d]:
                 conds.append(f"({k.index(kk)} < {self.kernel[d]})")
-            lo, hi = bounds(at)
-            if lo < 0:
-                conds.append(f"({k.index(at)} >= 0)")
-            if hi >= self.in_size[d]:
-                conds.append(f"({k.index(at)} < {self.in_size[d]})")
+            conds += _within(k, at, self.in_size[d])
             pos.append(at)
             offsets.append(kk)
         return pos, offsets, k.var(" & ".join(conds), "bool") if conds else None
@@ -135,11 +131,7 @@ class ConvGeometry:
             size, s, p, dil = self.in_size[d], self.stride[d], self.padding[d], self.dilation[d]
             if not self.transposed:
                 at = o * s - p + kk * dil
-                lo, hi = bounds(at)
-                if lo < 0:
-                    conds.append(f"({k.index(at)} >= 0)")
-                if hi >= size:
-                    conds.append(f"({k.index(at)} < {size})")
+                conds += _within(k, at, size)
                 pos.append(at)
                 continue
             # Transposed: output o receives input i when i * s - p + kk * dil == o.
@@ -156,6 +148,13 @@ class ConvGeometry:
         if not conds:
             return pos, None
         return pos, k.var(" & ".join(conds), "bool")
+
+
+def _within(k: KernelWriter, at: Expr, size: int) -> list[str]:
+    """The conditions (code) that index ``at`` lies in [0, size): only the sides its bounds
+    can pass."""
+    lo, hi = bounds(at)
+    return ([f"({k.index(at)} >= 0)"] if lo < 0 else []) + ([f"({k.index(at)} < {size})"] if hi >= size else [])
 
 
 def _ints(value: Any, rank: int) -> tuple[int, ...]:
@@ -338,11 +337,7 @@ def _subpixel_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Valu
         pos = [qd - jd + FloorDiv(rd + pd, sd) for qd, jd, rd, pd, sd in zip(q, j, r, p_, s_, strict=True)]
         conds = real_taps(k, offsets(r, j), ka)
         for e, size in zip(pos, geo.in_size, strict=True):
-            lo, hi = bounds(e)
-            if lo < 0:
-                conds.append(f"({k.index(e)} >= 0)")
-            if hi >= size:
-                conds.append(f"({k.index(e)} < {size})")
+            conds += _within(k, e, size)
         inside = k.var(" & ".join(conds), "bool") if conds else None
         work = "float64" if x.dtype == "float64" else "float32"
         v = k.cast(x.load(k, [n_, group * geo.cin_g + c, *pos], and_masks(mask, inside)), work)

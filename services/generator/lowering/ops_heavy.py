@@ -174,7 +174,7 @@ def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileL
         k.names[z] = "pid_z"
     k.line(f"rm = pid_m * {bm_} + tl.arange(0, {bm_}){row}")
     k.line(f"rn = pid_n * {bn_} + tl.arange(0, {bn_}){col}")
-    acc_type = "float64" if mul_type == "float64" else "float32"
+    acc_type = accumulator_type(mul_type)
     k.line(f"acc = tl.zeros({tile}, {tl_type(acc_type)})")
     with k.block(f"for k0 in range(0, {kdim}, {bk_}):"):
         k.line(f"rka = k0 + tl.arange(0, {bk_}){col}")
@@ -200,6 +200,11 @@ def dot_precision(mul_type: str) -> str:
         # several times the speed of an FMA product ("ieee"); one where the job allows TF32.
         return f', input_precision="{tunables.current().float32_dot}"'
     return ""
+
+
+def accumulator_type(mul_type: str) -> str:
+    """The type a product multiplying in ``mul_type`` accumulates (and clears its tiles) in."""
+    return "float64" if mul_type == "float64" else "float32"
 
 
 def dot_operand(k: KernelWriter, value: str, mask: str, mul_type: str, acc_type: str) -> str:

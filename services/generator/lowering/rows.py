@@ -79,21 +79,9 @@ class ReductionValue(Value):
 
     def realize(self) -> Stored:
         if self._stored is None:
-            out = self.builder.new_buffer(self.shape, self.dtype, self.kind)
             splits = split_count(numel(self.kept), self.count) if self.kind in _SPLITTABLE else 1
-            if splits > 1:
-                # Few long rows: many programs reduce slices of each row, a second kernel
-                # reduces their partial results (one program per row would leave the GPU idle).
-                partial = self.builder.new_buffer((numel(self.kept), splits), self.acc, f"{self.kind}_part")
-                self.builder.emit(split_kernel(self.builder.kernel_name(f"{self.kind}_split"), [self], [partial],
-                                               splits))
-                last = ReductionValue(self.builder, Stored(partial), [1], self.kind, self.shape, self.dtype)
-                self.builder.emit(row_kernel(self.builder.kernel_name(self.kind), partial.shape, [1],
-                                             [last], out, None))
-            else:
-                self.builder.emit(row_kernel(self.builder.kernel_name(self.kind), self.src.shape, self.dims,
-                                             [self], out, None))
-            self._stored = Stored(out)
+            _compute(self.builder, [self], splits)
+        assert self._stored is not None
         return self._stored
 
 
@@ -397,35 +385,40 @@ def realize_together(builder: Any, reductions: Sequence[ReductionValue]) -> None
     member's value reads another member, is left to compute one by one."""
     groups: dict[tuple[tuple[int, ...], tuple[int, ...]], list[ReductionValue]] = {}
     for r in reductions:
-        if r._stored is None and r not in groups.setdefault((tuple(r.src.shape), tuple(r.dims)), []):
-            groups[(tuple(r.src.shape), tuple(r.dims))].append(r)
-    for (shape, dims), group in groups.items():
+        group = groups.setdefault((tuple(r.src.shape), tuple(r.dims)), [])
+        if r._stored is None and r not in group:
+            group.append(r)
+    for (shape, _dims), group in groups.items():
         if len(group) < 2:
             continue
-        kept_n, count = numel(group[0].kept), group[0].count
-        splits = {split_count(kept_n, count) if r.kind in _SPLITTABLE else 1 for r in group}
+        splits = {split_count(numel(r.kept), r.count) if r.kind in _SPLITTABLE else 1 for r in group}
         if len(splits) != 1:
             continue
-        n_splits = splits.pop()
-        syms = [range_symbol(f"g{d}", s) for d, s in enumerate(shape)]
-        if any(dep in group for r in group for dep, _ in _probe(r.src, shape, syms)):
+        if any(dep in group for r in group for dep, _ in _probe(r.src, shape, probe_symbols(shape))):
             continue  # one reads another: computed in dependency order one by one
-        name = builder.kernel_name("_".join(sorted({r.kind for r in group})))
-        outs = [builder.new_buffer(r.shape, r.dtype, r.kind) for r in group]
-        if n_splits > 1:
-            # Few long rows: many programs reduce slices of every row for all the reductions,
-            # a second kernel reduces their partial results.
-            partials = [builder.new_buffer((kept_n, n_splits), r.acc, f"{r.kind}_part") for r in group]
-            builder.emit(split_kernel(name + "_split", group, partials, n_splits))
-            lasts = [ReductionValue(builder, Stored(partial), [1], r.kind, r.shape, r.dtype)
-                     for r, partial in zip(group, partials, strict=True)]
-            builder.emit(row_kernel(name, (kept_n, n_splits), [1], lasts, outs[0], None,
-                                    list(zip(lasts, outs, strict=True))))
-        else:
-            builder.emit(row_kernel(name, shape, list(dims), list(group), outs[0], None,
-                                    list(zip(group, outs, strict=True))))
-        for r, out in zip(group, outs, strict=True):
-            r._stored = Stored(out)
+        _compute(builder, group, splits.pop())
+
+
+def _compute(builder: Any, group: Sequence[ReductionValue], splits: int) -> None:
+    """Emits the kernels computing ``group`` (reductions of the same dims of values of one
+    shape, none reading another) and stores each result in a buffer of its own."""
+    first = group[0]
+    name = builder.kernel_name("_".join(sorted({r.kind for r in group})))
+    outs = [builder.new_buffer(r.shape, r.dtype, r.kind) for r in group]
+    if splits > 1:
+        # Few long rows: many programs reduce slices of every row (one program per row would
+        # leave the GPU idle), a second kernel reduces their partial results.
+        kept = numel(first.kept)
+        partials = [builder.new_buffer((kept, splits), r.acc, f"{r.kind}_part") for r in group]
+        builder.emit(split_kernel(name + "_split", group, partials, splits))
+        lasts = [ReductionValue(builder, Stored(partial), [1], r.kind, r.shape, r.dtype)
+                 for r, partial in zip(group, partials, strict=True)]
+        builder.emit(row_kernel(name, (kept, splits), [1], lasts, outs[0], None, list(zip(lasts, outs, strict=True))))
+    else:
+        builder.emit(row_kernel(name, first.src.shape, first.dims, list(group), outs[0], None,
+                                list(zip(group, outs, strict=True))))
+    for r, out in zip(group, outs, strict=True):
+        r._stored = Stored(out)
 
 
 def _sum_like(r: ReductionValue) -> ReductionValue:
@@ -455,12 +448,13 @@ def _launch(xn: int, rn: int, persistent: bool) -> tuple[LaunchShape, LaunchShap
             LaunchShape((math.ceil(xn / cx),), {"XBLOCK": cx, "RBLOCK": cr}, 1))
 
 
-def plan(builder: Any, value: Value) -> tuple[list[int], list[ReductionValue]] | None:
+def plan(builder: Any, value: Value,
+         found: Sequence[tuple[ReductionValue, list[Expr]]]) -> tuple[list[int], list[ReductionValue]] | None:
     """The reductions a stored ``value`` can compute in its own kernel, in the order they
-    must be computed, and the dims they reduce; None when it reads none that way."""
+    must be computed, and the dims they reduce; None when it reads none that way. ``found``:
+    what it reads (``reads(value)``)."""
     shape = tuple(value.shape)
-    syms = [range_symbol(f"p{d}", s) for d, s in enumerate(shape)]
-    found = _probe(value, shape, syms)
+    syms = probe_symbols(shape)
     groups: dict[tuple[int, ...], list[ReductionValue]] = {}
     for r, index in found:
         kept_syms = [syms[d] for d in range(len(shape)) if d not in r.dims]
