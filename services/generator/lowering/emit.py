@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.generator.lowering.ir import Buffer, HostValue, RuntimeScalar
+from services.generator.lowering.ir import Buffer, HostValue, KernelWriter, RuntimeScalar
 from services.generator.lowering.kernels import HostLoop, Kernel
 from services.generator.lowering.lower import LoweredCase, attr_path
 from services.generator.lowering.mathlib import helper_source
+from services.generator.lowering.ops_heavy import BF16_DOT
 from services.generator.lowering.schema import Capture
 from services.generator.lowering.specinit import SpecInit
 
@@ -60,8 +61,9 @@ def _launch(kernel: Kernel, names: dict[int, str], allocated: set[str]) -> list[
     stages = f", num_stages={kernel.gpu.num_stages}" if kernel.gpu.num_stages else ""
     if kernel.interpreter is not None:
         # Two sources: each launched with its own device's shape.
-        gpu_meta = [f"{key}={value}" for key, value in kernel.gpu.meta.items()]
-        cpu_meta = [f"{key}={value}" for key, value in kernel.cpu.meta.items()]
+        gpu_meta = [f"{key}={value}" for key, value in kernel.gpu.meta.items()] + _bf16_dot(kernel.writer, "gpu")
+        cpu_meta = [f"{key}={value}" for key, value in kernel.cpu.meta.items()] \
+            + _bf16_dot(kernel.interpreter, "False")
         return ["if gpu:",
                 f"    {name}[{kernel.gpu.grid}]({', '.join(args + gpu_meta)}, num_warps={kernel.gpu.num_warps}{stages})",
                 "else:",
@@ -70,8 +72,14 @@ def _launch(kernel: Kernel, names: dict[int, str], allocated: set[str]) -> list[
     for key in kernel.gpu.meta:
         g, c = kernel.gpu.meta[key], kernel.cpu.meta[key]
         meta.append(f"{key}={g}" if g == c else f"{key}={g} if gpu else {c}")
+    meta += _bf16_dot(kernel.writer, "gpu")
     grid = f"{kernel.gpu.grid}" if kernel.gpu.grid == kernel.cpu.grid else f"({kernel.gpu.grid} if gpu else {kernel.cpu.grid})"
     return [f"{name}[{grid}]({', '.join(args + meta)}, num_warps={kernel.gpu.num_warps}{stages})"]
+
+
+def _bf16_dot(writer: KernelWriter, value: str) -> list[str]:
+    """The launch argument of a kernel multiplying bfloat16 tiles (ops_heavy.BF16_DOT)."""
+    return [f"{BF16_DOT}={value}"] if any(p.name == BF16_DOT for p in writer.params) else []
 
 
 def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signature: str) -> list[str]:

@@ -10,6 +10,7 @@ their own.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import keyword
 import math
@@ -24,7 +25,7 @@ import sympy
 from services.generator.lowering import ops_pointwise, ops_reduce, ops_views, rows  # noqa: F401
 from services.generator.lowering.ops_reduce import ROW_REDUCTIONS
 from services.generator.lowering.rows import ReductionValue
-from services.generator.lowering import tunables
+from services.generator.lowering import attention_masks, tunables
 from services.generator.lowering.indexing import linear
 from services.generator.lowering.ir import Buffer, HostValue, Lazy, RuntimeScalar, Stored, Unsupported, Value
 from services.generator.lowering.kernels import HostLoop, Kernel, pointwise_kernel
@@ -370,15 +371,28 @@ class CaseLowerer:
             logits = LOWERINGS[step.target](self, step, [logits, *rest], {})
         out_meta = node.outputs[0]
         assert out_meta is not None
+        _, lq, lk = logits.shape
+        bounds = attention_masks.key_bounds(self.nodes, match.logits) \
+            if ops_attention.rows_and_keys_kept(self.nodes, match, lq, lk) else []
+        how = ops_attention.Flash(p_dtype, match.zero_empty_rows, tuple(bounds))
         v = ops_heavy.operand(self, args[1])
-        out = self.new_buffer(tuple(out_meta.shape), out_meta.dtype, "attention")
-        kernel = ops_attention.flash_kernel(self.kernel_name("attention"), scores, logits, v, out, p_dtype,
-                                            match.zero_empty_rows)
+        out_dtype = out_meta.dtype
+        narrow = ops_heavy.narrow_operand(args[1]) if isinstance(args[1], Value) else None
+        if narrow is not None and p_dtype == "float32" and out_meta.dtype == "float32" and \
+                ops_attention.read_only_narrowed(self.nodes, self.readers, self.graph_outputs, node.name,
+                                                 narrow[0].dtype):
+            # 16-bit values widened, an output every reader rounds back to 16 bits: the
+            # probabilities are multiplied in the values' 16-bit type (as a fused 16-bit
+            # attention does), the values as loaded, and the output is stored narrow.
+            v, out_dtype = ops_heavy.operand(self, narrow[0]), narrow[0].dtype
+            how = dataclasses.replace(how, p_mul=out_dtype, v_scale=narrow[1])
+        out = self.new_buffer(tuple(out_meta.shape), out_dtype, "attention")
+        kernel = ops_attention.flash_kernel(self.kernel_name("attention"), scores, logits, v, out, how)
         if kernel is None:
             self.temporaries.remove(out)
             return None
         self.emit(kernel)
-        return Stored(out)
+        return Stored(out) if out_dtype == out_meta.dtype else ops_pointwise.widened(Stored(out))
 
     def _placeholder(self, i: int, ph: Any) -> Any:
         if ph.meta is None:

@@ -22,11 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.generator.lowering import tunables
+from services.generator.lowering.tunables import Tunables
+from services.generator.lowering.attention_masks import KeyBound
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Value
 from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, tl_type
-from services.generator.lowering.ops_heavy import (SMEM_BUDGET, accumulator_type, dot_operand, dot_precision,
-                                                  dot_type, rounded)
+from services.generator.lowering.ops_heavy import (SMEM_BUDGET, accumulator_type, as_bf16_operand, dot_operand,
+                                                  dot_precision, dot_type, rounded)
 from services.generator.lowering.rows import same_index
 from services.generator.lowering.schema import CapturedCase, Node
 
@@ -172,6 +174,38 @@ def _refs(value: Any) -> list[str]:
     return [ref] if ref else []
 
 
+_VIEWS = {"prims.collapse_view.default", "prims.split_dim.default", "prims.reshape.default",
+          "prims.view_of.default", "prims.transpose.default", "aten.view.default", "aten._unsafe_view.default"}
+
+
+def read_only_narrowed(nodes: dict[str, Node], readers: dict[str, list[str]], outputs: set[str], name: str,
+                       dtype: str) -> bool:
+    """Whether every use of ``name`` converts it to ``dtype`` (after views): it may then be
+    computed in ``dtype`` outright, as every reader rounds it there anyway."""
+    if name in outputs or not readers.get(name):
+        return False
+    for reader in readers[name]:
+        node = nodes[reader]
+        meta = node.outputs[0] if len(node.outputs) == 1 else None
+        if node.target == "prims.convert_element_type.default" and meta is not None and meta.dtype == dtype:
+            continue
+        if node.target not in _VIEWS or not read_only_narrowed(nodes, readers, outputs, reader, dtype):
+            return False
+    return True
+
+
+def rows_and_keys_kept(nodes: dict[str, Node], match: Match, lq: int, lk: int) -> bool:
+    """Whether the logits' last two dims are the attention's query and key dims all the way to
+    the second product (the reshapes between only fold the leading batch and head dims): the
+    logits' mask then bounds the kernel's own rows and keys."""
+    for name in [match.logits, *match.chain]:
+        node = nodes.get(name)
+        meta = node.outputs[0] if node is not None and len(node.outputs) == 1 else None
+        if meta is None or len(meta.shape) < 2 or tuple(meta.shape[-2:]) != (lq, lk):
+            return False
+    return True
+
+
 class ScoresValue(Value):
     """The first product: a tile inside the attention kernel, stored when read elsewhere."""
 
@@ -204,8 +238,25 @@ class ScoresValue(Value):
 INTERPRETER_TILE = 1 << 16
 
 
-def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: Buffer, p_dtype: str,
-                 zero_empty_rows: bool = False) -> Kernel | None:
+@dataclass(frozen=True)
+class Flash:
+    """How the streaming kernel computes one attention, beyond its operands."""
+    p_dtype: str                    # the probabilities' type in the spec
+    zero_empty_rows: bool = False   # a row with no finite logit gives zeros, not NaN
+    bounds: tuple[KeyBound, ...] = ()  # the keys each query may see (attention_masks.key_bounds)
+    # The second product multiplies the probabilities in this 16-bit type (the values' own, the
+    # values being 16-bit inputs the spec widened) and scales the sum by ``v_scale``; None:
+    # in ``dot_type(p_dtype, v.dtype)``.
+    p_mul: str | None = None
+    v_scale: float = 1.0
+
+
+# Heads up to this wide are multiplied in one step: the query tile is loaded (and computed)
+# once per program, before the key loop, instead of once per key block.
+WHOLE_HEAD = 128
+
+
+def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: Buffer, how: Flash) -> Kernel | None:
     """The streaming kernel, or None when its shape does not fit one (value rows too wide).
     Under the interpreter it runs a batched form of itself: ``BLOCK_Z`` (batch, head) pairs per
     program, every tile three-dimensional."""
@@ -215,14 +266,16 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
     if dv > MAX_HEAD or tuple(logits.shape) != (z_n, lq, lk):
         return None
     head = max(16, pow2(dv))
-    k = _flash_writer(name, scores, logits, v, out, p_dtype, zero_empty_rows, batched=False)
-    batched = _flash_writer(name + "_i", scores, logits, v, out, p_dtype, zero_empty_rows, batched=True)
-    block_m, block_n = tunables.current().attention_block
+    k = _flash_writer(name, scores, logits, v, out, how, batched=False)
+    batched = _flash_writer(name + "_i", scores, logits, v, out, how, batched=True)
+    t = tunables.current()
+    block_m, block_n = t.attention_block
+    whole = pow2(d) <= WHOLE_HEAD
     gpu = {"BLOCK_M": block_m if head <= 64 else min(block_m, 64), "BLOCK_N": block_n,
-           "BLOCK_D": max(16, min(64, pow2(d))), "BLOCK_DV": head}
+           "BLOCK_D": max(16, pow2(d)) if whole else 64, "BLOCK_DV": head}
     cpu = {"BLOCK_M": max(16, min(128, pow2(lq))), "BLOCK_N": max(16, min(256, pow2(lk))),
-           "BLOCK_D": max(16, min(128, pow2(d))), "BLOCK_DV": head}
-    mul_s, mul_o = dot_type(scores.a.dtype, scores.b.dtype), dot_type(p_dtype, v.dtype)
+           "BLOCK_D": max(16, pow2(d)) if whole else 128, "BLOCK_DV": head}
+    mul_s, mul_o = dot_type(scores.a.dtype, scores.b.dtype), how.p_mul or dot_type(how.p_dtype, v.dtype)
     # Key and value tiles of every pipeline stage share the block's shared memory with the
     # query tile and the probabilities: fewer stages (then narrower key blocks) where wide
     # heads in float32 would not fit.
@@ -242,12 +295,13 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
         pairs = max(1, min(pow2(z_n), INTERPRETER_TILE // (cpu["BLOCK_M"] * max(cpu["BLOCK_N"], cpu["BLOCK_D"], head))))
         cpu["BLOCK_Z"] = pairs
     cpu_grid = (math.ceil(lq / cpu["BLOCK_M"]), math.ceil(z_n / pairs))
-    return Kernel(k, args, LaunchShape((math.ceil(lq / gpu["BLOCK_M"]), z_n), gpu, 4, stages),
+    warps = t.num_warps if t.num_warps != Tunables.num_warps else 4
+    return Kernel(k, args, LaunchShape((math.ceil(lq / gpu["BLOCK_M"]), z_n), gpu, warps, stages),
                   LaunchShape(cpu_grid, cpu, 1), [out], interpreter=interpreter)
 
 
-def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: Buffer, p_dtype: str,
-                  zero_empty_rows: bool, batched: bool) -> KernelWriter:
+def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: Buffer, how: Flash,
+                  batched: bool) -> KernelWriter:
     """The kernel's source: 2-d tiles of one (batch, head) pair per program, or (``batched``)
     3-d tiles of ``BLOCK_Z`` pairs."""
     z_n, lq, d = scores.a.shape
@@ -257,13 +311,19 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
     bm, bn, bd = k.constexpr("BLOCK_M"), k.constexpr("BLOCK_N"), k.constexpr("BLOCK_D")
     bdv = k.constexpr("BLOCK_DV")
     mul_s = dot_type(scores.a.dtype, scores.b.dtype)
-    mul_o = dot_type(p_dtype, v.dtype)
+    mul_o = how.p_mul or dot_type(how.p_dtype, v.dtype)
+    whole = pow2(d) <= WHOLE_HEAD
     # Axis expanders: a row vector, a column vector and the kept reduction result, in 2-d
     # or with a leading batch axis.
     row, col, kept = ("[None, :, None]", "[None, None, :]", "[:, :, None]") if batched else \
         ("[:, None]", "[None, :]", "[:, None]")
     red = 2 if batched else 1
-    k.line("pid_m = tl.program_id(0)")
+    if any(b.upper and b.slope > 0 for b in how.bounds):
+        # Later query blocks see more keys (a causal mask): they start first, so the last
+        # programs to finish are the short ones.
+        k.line("pid_m = tl.num_programs(0) - 1 - tl.program_id(0)")
+    else:
+        k.line("pid_m = tl.program_id(0)")
     k.line("pid_z = tl.program_id(1)")
     z = range_symbol(f"z_{name}", z_n)
     i = range_symbol(f"i_{name}", lq)
@@ -282,18 +342,35 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
     k.line(f"m_i = tl.full({tile}1], float('-inf'), tl.float32)")
     k.line(f"l_i = tl.zeros({tile}1], tl.float32)")
     k.line(f"acc = tl.zeros({tile}{bdv}], tl.float32)")
+    loop = f"for n0 in range({_key_range(k, how.bounds, lq, lk, bm, bn)}, {bn}):"
+    query = ""
+    if whole:
+        # The whole head in one product: the query tile is ready before the key loop.
+        k.line(f"rda = tl.arange(0, {bd}){col}")
+        k.line(f"rdb = tl.arange(0, {bd}){row}")
+        amask = f"{zmask}(rm < {lq}) & (rda < {d})"
+        query = dot_operand(k, scores.a.load(k, [z, i, da], amask), amask, mul_s, accumulator_type(mul_s))
+
+    def product(kt: str) -> str:
+        return f"tl.dot({query}, {kt}{dot_precision(mul_s)})"
+
     def logit_tile() -> str:
         """The block's logits g (keys past the end at -inf), written inside the key loop."""
         k.line(f"rn = n0 + tl.arange(0, {bn}){col}")
         k.line(f"rnv = n0 + tl.arange(0, {bn}){row}")
-        k.line(f"s = tl.zeros({tile}{bn}], tl.float32)")
-        with k.block(f"for d0 in range(0, {d}, {bd}):"):
-            k.line(f"rda = d0 + tl.arange(0, {bd}){col}")
-            k.line(f"rdb = d0 + tl.arange(0, {bd}){row}")
-            amask, bmask = f"{zmask}(rm < {lq}) & (rda < {d})", f"{zmask}(rdb < {d}) & (rn < {lk})"
-            q = dot_operand(k, scores.a.load(k, [z, i, da], amask), amask, mul_s, accumulator_type(mul_s))
+        if whole:
+            bmask = f"{zmask}(rdb < {d}) & (rn < {lk})"
             kt = dot_operand(k, scores.b.load(k, [z, db, j], bmask), bmask, mul_s, accumulator_type(mul_s))
-            k.line(f"s += tl.dot({q}, {kt}{dot_precision(mul_s)})")
+            k.line(f"s = {product(kt)}")
+        else:
+            k.line(f"s = tl.zeros({tile}{bn}], tl.float32)")
+            with k.block(f"for d0 in range(0, {d}, {bd}):"):
+                k.line(f"rda = d0 + tl.arange(0, {bd}){col}")
+                k.line(f"rdb = d0 + tl.arange(0, {bd}){row}")
+                amask, bmask = f"{zmask}(rm < {lq}) & (rda < {d})", f"{zmask}(rdb < {d}) & (rn < {lk})"
+                q = dot_operand(k, scores.a.load(k, [z, i, da], amask), amask, mul_s, accumulator_type(mul_s))
+                kt = dot_operand(k, scores.b.load(k, [z, db, j], bmask), bmask, mul_s, accumulator_type(mul_s))
+                k.line(f"s += tl.dot({q}, {kt}{dot_precision(mul_s)})")
         if scores.scale != 1.0:
             k.line(f"s = s * {scores.scale!r}")
         k.dtypes["s"] = "float32"
@@ -308,7 +385,7 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
         vmask = f"{zmask}(rnv < {lk}) & (rc < {dv})"
         return dot_operand(k, v.load(k, [z, jv, c], vmask), vmask, mul_o, accumulator_type(mul_o))
 
-    loop = f"for n0 in range(0, {lk}, {bn}):"
+    p_dtype = how.p_dtype
     if p_dtype in ("float16", "bfloat16"):
         # The spec rounds the probabilities to 16 bits before the second product: they are
         # rounded once normalised, as its softmax stores them (rounding the running,
@@ -326,7 +403,7 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
             k.line(f"p = tl.exp({g} - m_ref) / l_i")
             k.line(f"acc += tl.dot({_narrow(k, 'p', p_dtype, mul_o)}, {values()}{dot_precision(mul_o)})")
         # A row with no finite logit: NaN (0/0) as softmax gives it, or zeros where the spec guards it.
-        k.line("o = tl.where(l_i > 0, acc, 0.0)" if zero_empty_rows else "o = acc")
+        k.line("o = tl.where(l_i > 0, acc, 0.0)" if how.zero_empty_rows else "o = acc")
     else:
         with k.block(loop):
             g = logit_tile()
@@ -340,16 +417,44 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
             k.line(f"acc = acc * alpha + tl.dot({_narrow(k, 'p', p_dtype, mul_o)}, {values()}{dot_precision(mul_o)})")
             k.line("m_i = m_new")
         # A row with no finite logit: NaN as softmax gives it, or zeros where the spec guards it.
-        k.line("o = tl.where(l_i > 0, acc / l_i, 0.0)" if zero_empty_rows else "o = acc / l_i")
+        k.line("o = tl.where(l_i > 0, acc / l_i, 0.0)" if how.zero_empty_rows else "o = acc / l_i")
+    if how.v_scale != 1.0:
+        k.line(f"o = o * {how.v_scale!r}")
     zoff = "rz" if batched else "pid_z"
     k.line(f"tl.store({k.pointer(out)} + {zoff} * {lq * dv} + rm * {dv} + rc, o.to({tl_type(out.dtype)}), "
            f"mask={zmask}(rm < {lq}) & (rc < {dv}))")
     return k
 
 
+def _key_range(k: KernelWriter, bounds: Sequence[KeyBound], lq: int, lk: int, bm: str, bn: str) -> str:
+    """The ``range`` arguments of the key loop: every key, or (under ``bounds``) the key blocks
+    some query of this program's block may see. A bound is linear in the query, so its extreme
+    over the block is at one of the block's two end rows."""
+    if not bounds:
+        return f"0, {lk}"
+    k.line(f"i_lo = pid_m * {bm}")
+    k.line(f"i_hi = tl.minimum(i_lo + {bm}, {lq}) - 1")
+    k.line("n_lo = i_lo * 0")
+    k.line(f"n_hi = n_lo + {lk}")
+    for b in bounds:
+        ends = f"{b.slope} * i_lo + {b.offset}", f"{b.slope} * i_hi + {b.offset}"
+        if b.upper:
+            k.line(f"n_hi = tl.minimum(n_hi, tl.maximum({ends[0]}, {ends[1]}) + 1)")
+        else:
+            k.line(f"n_lo = tl.maximum(n_lo, tl.minimum({ends[0]}, {ends[1]}))")
+    # Whole key blocks from the first one holding a visible key (n_lo >= 0: plain division).
+    k.line(f"n_lo = (n_lo // {bn}) * {bn}")
+    return "n_lo, n_hi"
+
+
 def _narrow(k: KernelWriter, var: str, p_dtype: str, mul: str) -> str:
-    """The probabilities rounded as the spec stores them before the second product."""
+    """The probabilities as the second product multiplies them: rounded as the spec stores them
+    before it, or (float32 probabilities against 16-bit values) rounded to the values' type."""
     if p_dtype in ("float16", "bfloat16"):
-        narrow = f"{var}.to({tl_type(p_dtype)}).to(tl.float32)"
-        return f"{narrow}.to(tl.float16)" if mul == "float16" else narrow
+        var = k.var(f"{var}.to({tl_type(p_dtype)}).to(tl.float32)", "float32")
+    if mul == "float16":
+        return f"{var}.to(tl.float16)"
+    if mul == "bfloat16":
+        # The interpreter multiplies bfloat16 through float32 (see ops_heavy.BF16_DOT).
+        return as_bf16_operand(k, f"{var}.to(tl.bfloat16)", k.var(f"{var}.to(tl.bfloat16).to(tl.float32)", "float32"))
     return var

@@ -192,8 +192,8 @@ def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileL
 def dot_precision(mul_type: str) -> str:
     """The ``input_precision`` argument of a ``tl.dot`` whose operands are ``mul_type``."""
     if mul_type == "bfloat16":
-        # Every bfloat16 value is a tf32 value, so tf32 products are exact; Triton's
-        # interpreter has no bfloat16 product of its own.
+        # Under the interpreter the operands are float32 (see BF16_DOT): tf32 products of
+        # them are exact. On a GPU the operands are bfloat16 and the argument has no effect.
         return ', input_precision="tf32"'
     if mul_type == "float32":
         # Three tf32 products (hi*hi + hi*lo + lo*hi): float32 accuracy on tensor cores,
@@ -207,6 +207,19 @@ def accumulator_type(mul_type: str) -> str:
     return "float64" if mul_type == "float64" else "float32"
 
 
+# A kernel constexpr: True where the kernel runs on a GPU. bfloat16 tiles then feed the
+# tensor cores in their own type; Triton's interpreter has no bfloat16 product, so there they
+# go through float32 (tf32 products, exact: every bfloat16 value is a tf32 value). Both give
+# the same exact products summed in float32. emit.py sets it at every launch.
+BF16_DOT = "BF16_DOT"
+
+
+def as_bf16_operand(k: KernelWriter, narrow: str, wide: str) -> str:
+    """A bfloat16 dot operand: ``narrow`` (a bfloat16 tile) on a GPU, ``wide`` (the same
+    values in float32) under the interpreter."""
+    return k.var(f"{narrow} if {k.constexpr(BF16_DOT)} else {wide}", "float32")
+
+
 def dot_operand(k: KernelWriter, value: str, mask: str, mul_type: str, acc_type: str) -> str:
     """A tile ready for ``tl.dot``. A buffer's elements loaded under the tile's own mask go in
     as loaded: masked lanes hold 0 already, and a 16-bit tile feeds the tensor cores in its
@@ -215,13 +228,15 @@ def dot_operand(k: KernelWriter, value: str, mask: str, mul_type: str, acc_type:
     speed). Anything computed is cleared outside the mask, then put in the product's type."""
     raw, load_mask, dtype = k.loads.get(value, ("", None, ""))
     if raw and load_mask == mask:
-        # bfloat16 tiles go through float32 (tf32 products, exact): Triton's interpreter has
-        # no bfloat16 product, and both devices run the same source.
         if dtype == mul_type and mul_type != "bfloat16":
             return raw
+        if dtype == mul_type:
+            return as_bf16_operand(k, raw, k.cast(value, acc_type))
         if mul_type != "float16":
             return k.cast(value, acc_type)
     clean = k.var(f"tl.where({mask}, {k.cast(value, acc_type)}, 0.0)", acc_type)
+    if mul_type == "bfloat16":
+        return as_bf16_operand(k, f"{clean}.to(tl.bfloat16)", clean)
     return k.cast(clean, mul_type) if mul_type == "float16" else clean
 
 

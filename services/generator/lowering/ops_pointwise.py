@@ -346,9 +346,15 @@ def convert(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> 
             return k.var(f"{narrow}.to(tl.float32)", "float32")
         return k.cast(v, target)
 
-    out = Lazy(shape, dtype, fn, src.cost + 1)
     if src.dtype in ("float16", "bfloat16") and dtype == "float32":
-        out.widens = src  # exact: stored for several readers, it is stored narrow (CaseLowerer.share)
+        return widened(src)
+    return Lazy(shape, dtype, fn, src.cost + 1)
+
+
+def widened(src: Value) -> Lazy:
+    """A 16-bit value read as float32 (exact)."""
+    out = Lazy(src.shape, "float32", lambda k, idx, mask: k.cast(src.load(k, idx, mask), "float32"), src.cost + 1)
+    out.widens = src  # exact: stored for several readers, it is stored narrow (CaseLowerer.share)
     return out
 
 

@@ -292,3 +292,13 @@ def test_a_transposed_or_offset_view_of_a_buffer_is_still_copied() -> None:
     assert "_pointwise[" in code.split("class ModelNew")[1] or ".view((" not in code.split("class ModelNew")[1]
     code = check(spec("return (xs[0] * 2.0)[1:]", "torch.randn(6, 16)"))
     assert ".view((" not in code.split("class ModelNew")[1]
+
+
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+def test_bfloat16_products_feed_the_gpu_tensor_cores_in_bfloat16(form: str) -> None:
+    """A bfloat16 product multiplies its tiles as loaded on a GPU (BF16_DOT, set at launch) and
+    through float32 under the interpreter, which has no bfloat16 product: the same exact
+    products, summed in float32 either way."""
+    source = spec("return xs[0] @ xs[1]", "torch.randn(70, 48, dtype=torch.bfloat16), torch.randn(48, 90, dtype=torch.bfloat16)")
+    code = check(source, atol=1e-2, rtol=1e-2, form=form, trials=1)
+    assert "BF16_DOT: tl.constexpr" in code and " if BF16_DOT else " in code and "BF16_DOT=gpu" in code
