@@ -271,7 +271,7 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
     t = tunables.current()
     block_m, block_n = t.attention_block
     whole = pow2(d) <= WHOLE_HEAD
-    gpu = {"BLOCK_M": block_m if head <= 64 else min(block_m, 64), "BLOCK_N": block_n,
+    gpu = {"BLOCK_M": block_m, "BLOCK_N": block_n,
            "BLOCK_D": max(16, pow2(d)) if whole else 64, "BLOCK_DV": head}
     cpu = {"BLOCK_M": max(16, min(128, pow2(lq))), "BLOCK_N": max(16, min(256, pow2(lk))),
            "BLOCK_D": max(16, pow2(d)) if whole else 128, "BLOCK_DV": head}
@@ -295,7 +295,9 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
         pairs = max(1, min(pow2(z_n), INTERPRETER_TILE // (cpu["BLOCK_M"] * max(cpu["BLOCK_N"], cpu["BLOCK_D"], head))))
         cpu["BLOCK_Z"] = pairs
     cpu_grid = (math.ceil(lq / cpu["BLOCK_M"]), math.ceil(z_n / pairs))
-    warps = t.num_warps if t.num_warps != Tunables.num_warps else 4
+    # A block of 128 rows of a wide head keeps a [128, head] float32 accumulator: 8 warps hold
+    # it without spilling registers.
+    warps = t.num_warps if t.num_warps != Tunables.num_warps else 8 if block_m * head >= 128 * 128 else 4
     return Kernel(k, args, LaunchShape((math.ceil(lq / gpu["BLOCK_M"]), z_n), gpu, warps, stages),
                   LaunchShape(cpu_grid, cpu, 1), [out], interpreter=interpreter)
 
