@@ -251,9 +251,12 @@ class Flash:
     v_scale: float = 1.0
 
 
-# Heads up to this wide are multiplied in one step: the query tile is loaded (and computed)
-# once per program, before the key loop, instead of once per key block.
-WHOLE_HEAD = 128
+def _whole_head(d: int, mul_type: str) -> bool:
+    """Whether the first product multiplies the whole head in one step: the query tile is then
+    loaded (and computed) once per program, before the key loop, instead of once per key block.
+    Up to 128 wide in 16 bits; float32 heads over 64 walk it in blocks of 64 (a float32 tile
+    of 128 overran an H100 block's shared memory with its pipeline)."""
+    return pow2(d) <= (128 if mul_type in ("float16", "bfloat16") else 64)
 
 
 def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: Buffer, how: Flash) -> Kernel | None:
@@ -270,12 +273,13 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
     batched = _flash_writer(name + "_i", scores, logits, v, out, how, batched=True)
     t = tunables.current()
     block_m, block_n = t.attention_block
-    whole = pow2(d) <= WHOLE_HEAD
-    gpu = {"BLOCK_M": block_m, "BLOCK_N": block_n,
+    mul_s, mul_o = dot_type(scores.a.dtype, scores.b.dtype), how.p_mul or dot_type(how.p_dtype, v.dtype)
+    whole = _whole_head(d, mul_s)
+    # Fewer queries than a block (a decode step's one) take the smallest block a product has.
+    gpu = {"BLOCK_M": min(block_m, max(16, pow2(lq))), "BLOCK_N": block_n,
            "BLOCK_D": max(16, pow2(d)) if whole else 64, "BLOCK_DV": head}
     cpu = {"BLOCK_M": max(16, min(128, pow2(lq))), "BLOCK_N": max(16, min(256, pow2(lk))),
            "BLOCK_D": max(16, pow2(d)) if whole else 128, "BLOCK_DV": head}
-    mul_s, mul_o = dot_type(scores.a.dtype, scores.b.dtype), how.p_mul or dot_type(how.p_dtype, v.dtype)
     # Key and value tiles of every pipeline stage share the block's shared memory with the
     # query tile and the probabilities: fewer stages (then narrower key blocks) where wide
     # heads in float32 would not fit.
@@ -314,7 +318,7 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
     bdv = k.constexpr("BLOCK_DV")
     mul_s = dot_type(scores.a.dtype, scores.b.dtype)
     mul_o = how.p_mul or dot_type(how.p_dtype, v.dtype)
-    whole = pow2(d) <= WHOLE_HEAD
+    whole = _whole_head(d, mul_s)
     # Axis expanders: a row vector, a column vector and the kept reduction result, in 2-d
     # or with a leading batch axis.
     row, col, kept = ("[None, :, None]", "[None, None, :]", "[:, :, None]") if batched else \

@@ -26,8 +26,10 @@ import sympy
 from services.generator.lowering import ops_upsample  # noqa: F401 - registers the resampling lowerings
 from services.generator.lowering.indexing import Expr, FloorDiv, bounds, delinearize, linear, range_symbol
 from services.generator.lowering.ir import FLOATS, KernelWriter, Lazy, Unsupported, Value, and_masks
+from services.generator.lowering.ops_heavy import rounded
 from services.generator.lowering.ops_pointwise import out_meta
 from services.generator.lowering.registry import Builder, lowers
+from services.generator.lowering.rows import ReductionValue
 from services.generator.lowering.schema import Node
 
 # A lazy input is stored before pooling when recomputing it at every extra read of an
@@ -132,8 +134,40 @@ def _window_input(b: Builder, x: Value, win: Window, out_numel: int) -> Value:
     return x
 
 
-def max_pool(x: Value, win: Window, shape: Sequence[int], dtype: str) -> list[Value]:
-    """Lazy (values, int64 indices into each input plane) of a max pool over ``win``."""
+# Windows of at least this many elements, each wholly inside the input, are reduced as rows
+# (a block of windows per program, the window's elements in parallel) instead of walked one
+# element at a time by each output's lane: a global or adaptive pool of few, large windows
+# had a handful of lanes each walking thousands of elements.
+ROW_WINDOW = 64
+
+
+def _as_rows(b: Builder, x: Value, win: Window, shape: Sequence[int], kind: str) -> ReductionValue | None:
+    """``kind`` (amax or sum) over each window, as a reduction of ``x``'s windows laid out as
+    trailing dims; None when windows are small, ragged or reach outside the input."""
+    if win.volume < ROW_WINDOW:
+        return None
+    for d in range(len(win.in_size)):
+        if win.ragged(d):
+            return None
+        if not win.adaptive:
+            last = (win.out_size[d] - 1) * win.stride[d] - win.padding[d] + (win.counts[d] - 1) * win.dilation[d]
+            if win.padding[d] != 0 or last >= win.in_size[d]:
+                return None
+    rank = len(win.in_size)
+
+    def fn(k: KernelWriter, idx: Sequence[Expr], mask: str | None) -> str:
+        lead, outs, offsets = idx[:-2 * rank], idx[-2 * rank:-rank], idx[-rank:]
+        pos = [win.start(d, o) + kk * win.step(d) for d, (o, kk) in enumerate(zip(outs, offsets, strict=True))]
+        return x.load(k, [*lead, *pos], mask)
+
+    windows = Lazy((*shape, *win.counts), x.dtype, fn, x.cost)
+    dims = list(range(len(shape), len(shape) + rank))
+    return ReductionValue(b, windows, dims, kind, shape, x.dtype if kind == "amax" else "float32")
+
+
+def max_pool(x: Value, win: Window, shape: Sequence[int], dtype: str, b: Builder | None = None) -> list[Value]:
+    """(values, int64 indices into each input plane) of a max pool over ``win``: lazy walks of
+    each window, the values a reduction of rows where the windows are large (``b`` given)."""
     cost = win.volume * (x.cost + 3)
 
     def first_position(k: KernelWriter, zero: str, outs: Sequence[Expr]) -> str:
@@ -171,7 +205,9 @@ def max_pool(x: Value, win: Window, shape: Sequence[int], dtype: str) -> list[Va
         k.dtypes[best], k.dtypes[at] = "float32", "int64"
         return best, at
 
-    values = Lazy(shape, dtype, lambda k, idx, mask: run(k, idx, mask, False)[0], cost)
+    rows = _as_rows(b, x, win, shape, "amax") if b is not None else None
+    # amax keeps a NaN as the walk does; a maximum is the same whatever the order.
+    values = rows if rows is not None else Lazy(shape, dtype, lambda k, idx, mask: run(k, idx, mask, False)[0], cost)
     indices = Lazy(shape, "int64", lambda k, idx, mask: run(k, idx, mask, True)[1], cost)
     return [values, indices]
 
@@ -210,7 +246,7 @@ def max_pool_with_indices(b: Builder, node: Node, args: list[Any], kwargs: dict[
     shape, dtype = out_meta(node)
     win = Window(tuple(x.shape[-rank:]), tuple(shape[-rank:]), kernel, _ints(stride, rank, kernel),
                  _ints(padding, rank, (0,) * rank), _ints(dilation, rank, (1,) * rank))
-    return max_pool(_window_input(b, x, win, math.prod(shape)), win, shape, dtype)
+    return max_pool(_window_input(b, x, win, math.prod(shape)), win, shape, dtype, b)
 
 
 @lowers("aten.adaptive_max_pool2d.default", "aten.adaptive_max_pool3d.default")
@@ -220,14 +256,26 @@ def adaptive_max_pool(b: Builder, node: Node, args: list[Any], kwargs: dict[str,
     rank = 3 if "3d" in node.target else 2
     shape, dtype = out_meta(node)
     win = adaptive_window(x.shape[-rank:], shape[-rank:])
-    return max_pool(_window_input(b, x, win, math.prod(shape)), win, shape, dtype)
+    return max_pool(_window_input(b, x, win, math.prod(shape)), win, shape, dtype, b)
 
 
 def _average(x: Value, win: Window, shape: Sequence[int], dtype: str,
-             divisor: Callable[[KernelWriter, str, list[Expr]], tuple[list[str], str | None]]) -> Lazy:
+             divisor: Callable[[KernelWriter, str, list[Expr]], tuple[list[str], str | None]],
+             b: Builder | None = None) -> Lazy:
     """Lazy window sums over ``win`` divided by ``divisor(k, zero, outs)``: (float divisors,
     applied in turn as PyTorch does, and the condition under which the window is not empty,
-    None when it never is)."""
+    None when it never is). Large windows inside the input (``b`` given) are summed as rows."""
+    rows = _as_rows(b, x, win, shape, "sum") if b is not None else None
+    if rows is not None:
+        def mean(k: KernelWriter, idx: Sequence[Expr], mask: str | None) -> str:
+            total = k.cast(rows.load(k, idx, mask), "float32")
+            zero = tile_zero(k, idx, mask)
+            divisors, _nonempty = divisor(k, zero, _spatial(win, idx)[1])  # no window is empty here
+            for div in divisors:
+                total = k.var(f"{total} / {div}", "float32")
+            return rounded(k, total, dtype)
+
+        return Lazy(shape, dtype, mean, 2)
 
     def fn(k: KernelWriter, idx: Sequence[Expr], mask: str | None) -> str:
         lead, outs = _spatial(win, idx)
@@ -276,7 +324,7 @@ def avg_pool(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) ->
         sizes = padded if include_pad else clipped
         return [k.var(f"({' * '.join(sizes)}).to(tl.float32)", "float32")], nonempty
 
-    return _average(_window_input(b, x, win, math.prod(shape)), win, shape, dtype, divisor)
+    return _average(_window_input(b, x, win, math.prod(shape)), win, shape, dtype, divisor, b)
 
 
 @lowers("aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default")
@@ -298,7 +346,7 @@ def adaptive_avg_pool(b: Builder, node: Node, args: list[Any], kwargs: dict[str,
             divisors.append(k.var(f"({zero} + {length}).to(tl.float32)", "float32"))
         return divisors, None
 
-    return _average(_window_input(b, x, win, math.prod(shape)), win, shape, dtype, divisor)
+    return _average(_window_input(b, x, win, math.prod(shape)), win, shape, dtype, divisor, b)
 
 
 __all__ = ["Window", "adaptive_window", "max_pool", "tile_zero", "walk"]

@@ -24,7 +24,7 @@ from typing import Any
 import sympy
 
 from services.generator.lowering import tunables
-from services.generator.lowering.indexing import Expr, fold, linear, numel, range_symbol
+from services.generator.lowering.indexing import Expr, bounds, fold, linear, numel, range_symbol
 from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Stored, Value, compute_dtype
 from services.generator.lowering.kernels import Kernel, LaunchShape, kernel_args, out_symbols, pow2, tl_type
 
@@ -101,12 +101,13 @@ class RowContext:
 
 
 def same_index(index: Sequence[Any], symbols: Sequence[Expr]) -> bool:
-    """Whether ``index`` is exactly ``symbols`` (element by element)."""
+    """Whether ``index`` is ``symbols`` (element by element) wherever the symbols range: a
+    dim of size 1 indexed by 0 in one and by its one-valued symbol in the other is the same."""
     if len(index) != len(symbols):
         return False
     for i, s in zip(index, symbols, strict=True):
         i = fold(sympy.sympify(i))
-        if i != s and sympy.expand(i - s) != 0:
+        if i != s and (difference := sympy.expand(i - s)) != 0 and bounds(difference) != (0, 0):
             return False
     return True
 

@@ -132,3 +132,32 @@ FUSED = {
 @pytest.mark.parametrize("name", sorted(FUSED))
 def test_pool_with_neighbours(name: str) -> None:
     check(spec(FUSED[name], "torch.randn(2, 4, 10, 11)"))
+
+
+# Few outputs over large windows (a global or adaptive pool of a large map): reduced as rows.
+LARGE = {
+    "adaptive_max": ("F.adaptive_max_pool2d(x, (1, 2))", SPECIAL_2D.replace("(2, 3, 9, 11)", "(2, 3, 16, 24)")),
+    "adaptive_max_3d": ("F.adaptive_max_pool3d(x, (1, 2, 1))", SPECIAL_3D.replace("(2, 2, 5, 6, 7)", "(2, 2, 4, 6, 8)")),
+    "adaptive_avg": ("F.adaptive_avg_pool2d(x, (2, 1))", "torch.randn(3, 5, 20, 18)"),
+    "avg_big_kernel": ("F.avg_pool2d(x, 9, stride=4)", "torch.randn(2, 3, 21, 25)"),
+    "avg_override": ("F.avg_pool2d(x, (8, 10), divisor_override=7)", "torch.randn(2, 3, 16, 20)"),
+    "max_big_kernel_dilated": ("F.max_pool2d(x, 8, stride=3, dilation=2)", SPECIAL_2D.replace("(2, 3, 9, 11)", "(2, 3, 25, 27)")),
+    "adaptive_max_fp16": ("F.adaptive_max_pool2d(x, 1)", "torch.randn(4, 6, 12, 12).half()"),
+    "adaptive_avg_bf16": ("F.adaptive_avg_pool2d(x, 1) * 3", "torch.randn(4, 6, 12, 12).bfloat16()"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LARGE))
+def test_large_windows_reduce_as_rows(name: str) -> None:
+    forward, inputs = LARGE[name]
+    half = "half()" in inputs or "bfloat16()" in inputs
+    code = check(spec(forward, inputs), atol=1e-2 if half else 1e-5, rtol=1e-2 if half else 1e-5)
+    assert "for kk" not in code and "rlin" in code, code
+
+
+def test_large_windows_reaching_outside_the_input_are_walked() -> None:
+    """Padding (or ragged adaptive windows) give windows of different extents: walked."""
+    code = check(spec("F.max_pool2d(x, 9, stride=4, padding=4)", "torch.randn(2, 3, 21, 25)"))
+    assert "for kk" in code
+    code = check(spec("F.adaptive_avg_pool2d(x, (3, 1))", "torch.randn(2, 3, 20, 70)"))
+    assert "for kk" in code
