@@ -200,6 +200,24 @@ def reduction_launch(xn: int, rn: int) -> tuple[LaunchShape, LaunchShape]:
             LaunchShape((math.ceil(xn / cpu_x),), {"XBLOCK": cpu_x, "RBLOCK": cpu_r}, 1))
 
 
+# Reductions whose kept elements run this many (or more) in a row in memory walk columns.
+COLUMN_RUN = 16
+
+
+def column_launch(xn: int, rn: int, run: int) -> tuple[LaunchShape, LaunchShape]:
+    """Launch shapes of a walk over ``xn`` columns of ``rn`` elements whose columns lie ``run``
+    in a row in memory: up to 256 neighbouring columns per GPU program (at least 32, a
+    128-byte run of float32, while that leaves under 1024 programs), a chunk of 4096."""
+    gx = max(1, min(pow2(xn), pow2(run), 256))
+    while gx > 32 and math.ceil(xn / gx) < 1024:
+        gx //= 2
+    gr = max(1, min(pow2(rn), 4096 // gx))
+    cr = min(pow2(rn), 8192)
+    cx = max(1, min(pow2(xn), 65536 // cr))
+    return (LaunchShape((math.ceil(xn / gx),), {"XBLOCK": gx, "RBLOCK": gr}, 8 if gx * gr >= 4096 else 4),
+            LaunchShape((math.ceil(xn / cx),), {"XBLOCK": cx, "RBLOCK": cr}, 1))
+
+
 def _tl(dtype: str) -> str:
     return {"bool": "int1"}.get(dtype, dtype)
 

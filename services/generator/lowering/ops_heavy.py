@@ -32,10 +32,25 @@ OPERAND_INLINE_LIMIT = 1
 
 
 def operand(b: Builder, value: Value) -> Value:
-    """A matrix product operand: views stay lazy, computed values are stored once."""
-    if value.cost > OPERAND_INLINE_LIMIT:
+    """A matrix product operand: views stay lazy, computed values are stored once. A computed
+    value seen through views that reorder or repeat it (a transpose, a broadcast) is stored in
+    its own layout and the views applied to the stored copy: storing the view would write it
+    transposed (each lane reading far from its neighbour) and repeated."""
+    if value.cost <= OPERAND_INLINE_LIMIT:
+        return value
+    views: list[Lazy] = []
+    current = value
+    while (isinstance(current, Lazy) and current.view_of is not None and current.remap is not None
+           and current.dtype == current.view_of.dtype and current.view_of.numel <= current.numel):
+        views.append(current)
+        current = current.view_of
+    if not views or current.cost <= OPERAND_INLINE_LIMIT:
         return b.realize(value, "operand")
-    return value
+    stored: Value = b.realize(current, "operand")
+    for step in reversed(views):
+        assert step.remap is not None
+        stored = view(stored, step.shape, step.remap, stored.dtype)
+    return stored
 
 
 def narrow_operand(value: Value) -> tuple[Value, float] | None:

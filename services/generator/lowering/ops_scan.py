@@ -30,8 +30,8 @@ import sympy
 from services.generator.lowering import ops_sort  # noqa: F401 - registers the sorting operators
 from services.generator.lowering.indexing import Expr, linear, numel
 from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Stored, Unsupported, Value, compute_dtype
-from services.generator.lowering.kernels import (Kernel, LaunchShape, kernel_args, out_symbols, pow2,
-                                                 reduction_launch, tl_type)
+from services.generator.lowering.kernels import (COLUMN_RUN, Kernel, LaunchShape, column_launch, kernel_args, out_symbols,
+                                                 pow2, reduction_launch, tl_type)
 from services.generator.lowering.mathlib import HELPERS
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
@@ -215,7 +215,10 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
         for c, var in zip(carry, scanned, strict=True):
             # The last column, picked by a sum over one non-zero lane (exact, NaN kept).
             k.line(f"{c} = tl.sum(tl.where({last}, {var}, 0), 1)[:, None]")
-    launch = _triangle_launch(xn, n) if kind.triangle else reduction_launch(xn, n)
+    # A scan along a dim before a kept one reads whole runs of neighbouring columns per chunk.
+    run = numel(shape[dim + 1:])
+    launch = _triangle_launch(xn, n) if kind.triangle else column_launch(xn, n, run) if run >= COLUMN_RUN \
+        else reduction_launch(xn, n)
     return Kernel(k, kernel_args(k), *launch, outputs=list(outs))
 
 

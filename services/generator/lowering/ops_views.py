@@ -13,7 +13,7 @@ from typing import Any
 
 import sympy
 
-from services.generator.lowering.indexing import Expr, contiguous_strides, delinearize, linear
+from services.generator.lowering.indexing import Expr, contiguous_strides, delinearize, fold, linear, range_symbol
 from services.generator.lowering.ir import KernelWriter, Lazy, Stored, Unsupported, Value, and_masks, view
 from services.generator.lowering.ops_pointwise import constant, literal, out_meta
 from services.generator.lowering.kernels import pointwise_kernel, tl_type
@@ -225,7 +225,7 @@ def as_strided(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
             st == want for st, want, n in zip(meta.stride, contiguous_strides(meta.shape), meta.shape, strict=True)
             if n > 1)
         if contiguous:
-            storage = b.realize(src, "strided")
+            storage = _stored_in_order(b, src) or b.realize(src, "strided")
         else:
             storage = _strided_storage(b, src, meta.stride, meta.offset)
         if explicit is None:
@@ -238,6 +238,25 @@ def as_strided(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
     out.storage = storage  # type: ignore[attr-defined]
     out.storage_offset = offset  # type: ignore[attr-defined]
     return out
+
+
+def _stored_in_order(b: Builder, src: Value) -> Stored | None:
+    """The value ``src`` reshapes without moving an element (the views between keep the
+    linear order: ``split_dim`` of a product's output), stored as it is stored anyway (a
+    buffer, a product its own kernel stores), as ``src``'s storage; None when ``src`` is
+    computed or reorders. Three ``unbind`` views of one product then read its output in
+    place, where each stored a copy of all of it."""
+    syms = [range_symbol(f"v{i}", n) for i, n in enumerate(src.shape)]
+    index: Sequence[Expr] = syms
+    current = src
+    while isinstance(current, Lazy) and current.view_of is not None and current.remap is not None \
+            and current.dtype == current.view_of.dtype:
+        index = current.remap(index)
+        current = current.view_of
+    if isinstance(current, Lazy) or current.numel != src.numel:
+        return None
+    same = sympy.expand(fold(linear(list(index), current.shape)) - linear(syms, src.shape)) == 0
+    return b.realize(current) if same else None
 
 
 def _strided_storage(b: Builder, src: Value, strides: Sequence[int], offset: int) -> Stored:

@@ -26,7 +26,8 @@ import sympy
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, bounds, fold, linear, numel, range_symbol
 from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Stored, Value, compute_dtype
-from services.generator.lowering.kernels import Kernel, LaunchShape, kernel_args, out_symbols, pow2, tl_type
+from services.generator.lowering.kernels import (COLUMN_RUN, Kernel, LaunchShape, column_launch, kernel_args,
+                                                 out_symbols, pow2, tl_type)
 
 # A row of up to ``tunables.current().whole_row_max`` elements is kept in registers.
 
@@ -174,7 +175,13 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
     kept = [s for d, s in enumerate(shape) if d not in dims]
     reduced = [s for d, s in enumerate(shape) if d in dims]
     xn, rn = numel(kept), numel(reduced)
-    persistent = pow2(rn) <= tunables.current().whole_row_max
+    # Rows whose elements lie apart in memory (a reduced dim before a kept one: a sum over a
+    # sequence of [batch, time, features]): neighbouring rows are neighbours in memory, so a
+    # program takes many rows and walks their elements in short chunks, each chunk reading
+    # whole runs of memory. A row program keeps its whole row (it stores a value from it).
+    inner = numel(shape[dims[-1] + 1:]) if dims else 1
+    columns = inner if value is None and inner >= COLUMN_RUN else 0
+    persistent = not columns and pow2(rn) <= tunables.current().whole_row_max
     xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
     wide = numel(shape) >= 2**31
     k.line("pid = tl.program_id(0)")
@@ -245,7 +252,7 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
         for r, buf in stores:
             k.line(f"tl.store({k.pointer(buf)} + xlin, {k.cast(ctx.results[id(r)], buf.dtype)}, mask=xmask)")
         outputs = [buf for _, buf in stores]
-    return Kernel(k, kernel_args(k), *_launch(xn, rn, persistent), outputs=outputs)
+    return Kernel(k, kernel_args(k), *_launch(xn, rn, persistent, columns), outputs=outputs)
 
 
 _DEF = re.compile(r"^\s*(\w+) = (.*)$")
@@ -434,7 +441,9 @@ def _block_total(k: KernelWriter, r: ReductionValue, acc: str) -> str:
     return _block_reduce(k, r if r.kind != "var" else _sum_like(r), acc, "xmask")
 
 
-def _launch(xn: int, rn: int, persistent: bool) -> tuple[LaunchShape, LaunchShape]:
+def _launch(xn: int, rn: int, persistent: bool, columns: int = 0) -> tuple[LaunchShape, LaunchShape]:
+    if columns:
+        return column_launch(xn, rn, columns)
     if persistent:
         r = pow2(rn)
         gx = max(1, min(pow2(xn), 4096 // r))

@@ -302,3 +302,46 @@ def test_bfloat16_products_feed_the_gpu_tensor_cores_in_bfloat16(form: str) -> N
     source = spec("return xs[0] @ xs[1]", "torch.randn(70, 48, dtype=torch.bfloat16), torch.randn(48, 90, dtype=torch.bfloat16)")
     code = check(source, atol=1e-2, rtol=1e-2, form=form, trials=1)
     assert "BF16_DOT: tl.constexpr" in code and " if BF16_DOT else " in code and "BF16_DOT=gpu" in code
+
+
+COLUMNS = {
+    "sum_over_time": ("return xs[0].sum(1)", "torch.randn(3, 70, 40)"),
+    "mean_keepdim_dim0": ("return xs[0].mean(0, keepdim=True)", "torch.randn(50, 6, 33)"),
+    "amax_with_nan": ("return xs[0].amax(0)", "torch.randn(45, 80).index_fill_(1, torch.tensor([7]), float('nan'))"),
+    "var_over_time": ("return xs[0].var(1)", "torch.randn(4, 90, 24)"),
+    "cumsum_dim0": ("return xs[0].cumsum(0)", "torch.randn(300, 2, 48)"),
+    "any_dim0": ("return (xs[0] > 1.5).any(0)", "torch.randn(40, 3, 20)"),
+}
+
+
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+@pytest.mark.parametrize("name", sorted(COLUMNS))
+def test_reductions_and_scans_over_a_leading_dim_walk_columns(name: str, form: str) -> None:
+    """Reduced (or scanned) elements apart in memory, kept ones in runs: a GPU program takes a
+    run of neighbouring columns and walks them in chunks (three for the scan's 300), with the
+    same results in either launch form."""
+    forward, inputs = COLUMNS[name]
+    code = check(spec(forward, inputs), atol=1e-5, rtol=1e-5, form=form, trials=1)
+    launch = next(line for line in code.splitlines() if "_sum[" in line or "_amax[" in line or "_var[" in line
+                  or "_cumsum[" in line)
+    assert "XBLOCK=32 if gpu" in launch or "XBLOCK=16 if gpu" in launch, launch
+
+
+def test_a_computed_operand_seen_transposed_is_stored_in_its_own_layout() -> None:
+    """``y @ f(x).T`` with f costly: f(x) is stored as computed (40 x 24, each lane writing
+    next to its neighbour) and the product reads the stored copy transposed."""
+    source = spec("a = torch.sin(xs[0]) * torch.cos(xs[0]) + torch.exp(-xs[0]) * xs[0]\nreturn xs[1] @ a.transpose(0, 1)",
+                  "torch.randn(40, 24), torch.randn(30, 24)")
+    code = check(source, atol=1e-4, rtol=1e-4)
+    wrapper = code.split("class ModelNew")[1]
+    assert "torch.empty((40, 24)" in wrapper and "torch.empty((24, 40)" not in wrapper, wrapper
+
+
+def test_unbound_views_of_a_product_read_its_output_in_place() -> None:
+    """``linear(x).view(B, T, 3, H, D).unbind(2)``: the three views address the product's
+    output (no kernel copies all of it once per view)."""
+    source = spec("q, k, v = self.qkv(xs[0]).view(2, 5, 3, 4, 8).unbind(2)\nreturn q * 2 + k, v.relu()",
+                  "torch.randn(2, 5, 32)", init="self.qkv = nn.Linear(32, 96)")
+    code = check(source, atol=1e-4, rtol=1e-4)
+    wrapper = code.split("class ModelNew")[1]
+    assert "torch.empty((2, 5, 3, 4, 8)" not in wrapper, wrapper
