@@ -25,7 +25,7 @@ import sympy
 
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, bounds, fold, linear, numel, range_symbol
-from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Stored, Value, compute_dtype
+from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Lazy, Stored, Value, compute_dtype
 from services.generator.lowering.kernels import (COLUMN_RUN, Kernel, LaunchShape, column_launch, kernel_args,
                                                  out_symbols, pow2, tl_type)
 
@@ -69,6 +69,12 @@ class ReductionValue(Value):
     def count(self) -> int:
         return numel(self.reduced)
 
+    @property
+    def splits(self) -> int:
+        """Slices each row is cut into (split_count); 1 for reductions that cannot combine."""
+        return split_count(numel(self.kept), self.count, run_after(self.src.shape, self.dims)) \
+            if self.kind in _SPLITTABLE else 1
+
     def load(self, k: KernelWriter, index: Sequence[Expr], mask: str | None) -> str:
         row: RowContext | None = getattr(k, "row", None)
         if row is not None and row.serves(self, index):
@@ -80,10 +86,35 @@ class ReductionValue(Value):
 
     def realize(self) -> Stored:
         if self._stored is None:
-            splits = split_count(numel(self.kept), self.count) if self.kind in _SPLITTABLE else 1
-            _compute(self.builder, [self], splits)
+            if self.kind == "var" and _sum_like(self).splits > 1:
+                self._stored = self._split_variance()
+            else:
+                _compute(self.builder, [self], self.splits)
         assert self._stored is not None
         return self._stored
+
+    def _split_variance(self) -> Stored:
+        """A variance of rows long enough to split: the mean by a split sum, then the mean
+        squared deviation from it by a second split sum (the two passes of ``var``)."""
+        rank = len(self.src.shape)
+        keep = len(self.shape) == rank  # keepdim: the reduced dims stay, at size 1
+        total = ReductionValue(self.builder, self.src, self.dims, "sum", self.shape, self.acc)
+
+        def at_row(index: Sequence[Expr]) -> list[Expr]:
+            return [sympy.Integer(0) if d in self.dims else i for d, i in enumerate(index)] if keep \
+                else [i for d, i in enumerate(index) if d not in self.dims]
+
+        def deviation(k: KernelWriter, index: Sequence[Expr], mask: str | None) -> str:
+            mean = k.var(f"{k.cast(total.load(k, at_row(index), mask), self.acc)} / {self.count}", self.acc)
+            v = k.cast(self.src.load(k, index, mask), self.acc)
+            return k.var(f"({v} - {mean}) * ({v} - {mean})", self.acc)
+
+        squares = ReductionValue(self.builder, Lazy(self.src.shape, self.acc, deviation, self.src.cost + 3),
+                                 self.dims, "sum", self.shape, self.acc)
+        divisor = max(0.0, self.count - self.correction)
+        result = Lazy(self.shape, self.dtype, lambda k, idx, mask: k.var(
+            f"{k.cast(squares.load(k, idx, mask), self.acc)} / {divisor!r}", self.acc), 1)
+        return self.builder.realize(result, "var")
 
 
 @dataclass
@@ -333,12 +364,32 @@ def _slice_length(rn: int, slices: int) -> int:
     return math.ceil(math.ceil(rn / slices) / _SLICE_UNIT) * _SLICE_UNIT
 
 
-def split_count(xn: int, rn: int) -> int:
-    """Slices per row for a reduction of ``xn`` rows of ``rn`` elements (1: no split)."""
+def run_after(shape: Sequence[int], dims: Sequence[int]) -> int:
+    """Kept elements in a row in memory after the last reduced dim (1: rows are contiguous)."""
+    return numel(list(shape)[max(dims) + 1:]) if dims else 1
+
+
+def split_count(xn: int, rn: int, run: int = 1) -> int:
+    """Slices per row for a reduction of ``xn`` rows of ``rn`` elements (1: no split); rows
+    apart in memory (``run`` neighbouring columns, see column_launch) cut into power-of-two
+    slices of at least 512 elements until about 1024 programs run."""
+    if run >= COLUMN_RUN:
+        programs = column_launch(xn, rn, run)[0].grid[0]
+        want = min(math.ceil(_SPLIT_PROGRAMS / programs), rn // _COLUMN_SLICE)
+        return math.ceil(rn / _slice(rn, want, run)) if want > 1 else 1
     if xn >= _SPLIT_ROWS_BELOW or rn < _SPLIT_LENGTH_FROM:
         return 1
     want = max(1, min(math.ceil(rn / _SLICE_UNIT), _SPLIT_PROGRAMS // xn))
     return math.ceil(rn / _slice_length(rn, want))
+
+
+_COLUMN_SLICE = 512
+
+
+def _slice(rn: int, slices: int, run: int) -> int:
+    """Elements per slice: whole slice units for rows, a power of two for columns (every
+    column launch's chunk divides it)."""
+    return pow2(math.ceil(rn / slices)) if run >= COLUMN_RUN else _slice_length(rn, slices)
 
 
 def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Buffer], splits: int) -> Kernel:
@@ -349,7 +400,8 @@ def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Buf
     kept = [s for d, s in enumerate(shape) if d not in dims]
     reduced = [s for d, s in enumerate(shape) if d in dims]
     xn, rn = numel(kept), numel(reduced)
-    chunk = _slice_length(rn, splits)
+    run = run_after(shape, dims)
+    chunk = _slice(rn, splits, run)
     k = KernelWriter(name)
     xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
     wide = numel(shape) >= 2**31
@@ -375,6 +427,10 @@ def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Buf
     for r, acc, partial in zip(rs, accs, partials, strict=True):
         total = _block_total(k, r, acc)
         k.line(f"tl.store({k.pointer(partial)} + xlin * {splits} + sid, {total}, mask=xmask)")
+    if run >= COLUMN_RUN:
+        gpu, cpu = column_launch(xn, chunk, run)
+        return Kernel(k, kernel_args(k), LaunchShape((gpu.grid[0], splits), gpu.meta, gpu.num_warps),
+                      LaunchShape((cpu.grid[0], splits), cpu.meta, 1), outputs=list(partials))
     return Kernel(k, kernel_args(k), LaunchShape((xn, splits), {"XBLOCK": 1, "RBLOCK": 2048}, 8),
                   LaunchShape((xn, splits), {"XBLOCK": 1, "RBLOCK": _SLICE_UNIT}, 1), outputs=list(partials))
 
@@ -399,7 +455,7 @@ def realize_together(builder: Any, reductions: Sequence[ReductionValue]) -> None
     for (shape, _dims), group in groups.items():
         if len(group) < 2:
             continue
-        splits = {split_count(numel(r.kept), r.count) if r.kind in _SPLITTABLE else 1 for r in group}
+        splits = {r.splits for r in group}
         if len(splits) != 1:
             continue
         if any(dep in group for r in group for dep, _ in _probe(r.src, shape, probe_symbols(shape))):
@@ -476,7 +532,8 @@ def plan(builder: Any, value: Value,
         return None
     dims, roots = max(groups.items(), key=lambda item: len(item[1]))
     kept = numel([s for d, s in enumerate(shape) if d not in dims])
-    if split_count(kept, numel(shape) // max(kept, 1)) > 1 and all(r.kind in _SPLITTABLE for r in roots):
+    if split_count(kept, numel(shape) // max(kept, 1), run_after(shape, dims)) > 1 \
+            and all(r.kind in _SPLITTABLE for r in roots):
         return None  # few long rows: the reductions are split across programs, each its own kernel
     return list(dims), _order(roots, shape, list(dims))
 

@@ -311,6 +311,7 @@ COLUMNS = {
     "var_over_time": ("return xs[0].var(1)", "torch.randn(4, 90, 24)"),
     "cumsum_dim0": ("return xs[0].cumsum(0)", "torch.randn(300, 2, 48)"),
     "any_dim0": ("return (xs[0] > 1.5).any(0)", "torch.randn(40, 3, 20)"),
+    "max_with_index_over_time": ("return xs[0].max(1)", "torch.randint(-3, 4, (3, 70, 40)).float()"),
 }
 
 
@@ -323,7 +324,7 @@ def test_reductions_and_scans_over_a_leading_dim_walk_columns(name: str, form: s
     forward, inputs = COLUMNS[name]
     code = check(spec(forward, inputs), atol=1e-5, rtol=1e-5, form=form, trials=1)
     launch = next(line for line in code.splitlines() if "_sum[" in line or "_amax[" in line or "_var[" in line
-                  or "_cumsum[" in line)
+                  or "_cumsum[" in line or "_argmax[" in line)
     assert "XBLOCK=32 if gpu" in launch or "XBLOCK=16 if gpu" in launch, launch
 
 
@@ -345,3 +346,22 @@ def test_unbound_views_of_a_product_read_its_output_in_place() -> None:
     code = check(source, atol=1e-4, rtol=1e-4)
     wrapper = code.split("class ModelNew")[1]
     assert "torch.empty((2, 5, 3, 4, 8)" not in wrapper, wrapper
+
+
+TALL = {
+    "sum_dim0": ("return xs[0].sum(0)", "torch.randn(5000, 40)"),
+    "amax_dim0_nan": ("return xs[0].amax(0)", "torch.randn(5000, 40).index_fill_(0, torch.tensor([4321]), float('nan'))"),
+    "var_mean_dim0": ("return torch.var_mean(xs[0] * 3 + 7, dim=0)", "torch.randn(5000, 40)"),
+    "var_keepdim_unbiased0": ("return xs[0].var(0, keepdim=True, correction=0)", "torch.randn(4100, 2, 24)"),
+}
+
+
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+@pytest.mark.parametrize("name", sorted(TALL))
+def test_few_long_columns_are_reduced_in_slices(name: str, form: str) -> None:
+    """Columns few and long (a statistic over the batch of a [5000, 40] matrix): programs
+    reduce slices of every column, a second kernel combines them; a variance splits its two
+    passes (the mean, then the squared deviations from it)."""
+    forward, inputs = TALL[name]
+    code = check(spec(forward, inputs), atol=1e-4, rtol=1e-4, form=form, trials=1)
+    assert "_split[" in code and "sid = tl.program_id(1)" in code
