@@ -311,7 +311,7 @@ COLUMNS = {
     "var_over_time": ("return xs[0].var(1)", "torch.randn(4, 90, 24)"),
     "cumsum_dim0": ("return xs[0].cumsum(0)", "torch.randn(300, 2, 48)"),
     "any_dim0": ("return (xs[0] > 1.5).any(0)", "torch.randn(40, 3, 20)"),
-    "max_with_index_over_time": ("return xs[0].max(1)", "torch.randint(-3, 4, (3, 70, 40)).float()"),
+    "max_with_index_over_time": ("v, i = xs[0].max(1)\nreturn v, i", "torch.randint(-3, 4, (3, 70, 40)).float()"),
 }
 
 
