@@ -284,13 +284,11 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
            "BLOCK_D": max(16, pow2(d)) if whole else 128, "BLOCK_DV": head}
     # Key and value tiles of every pipeline stage share the block's shared memory with the
     # query tile and the probabilities: fewer stages (then narrower key blocks) where wide
-    # heads in float32 would not fit. A head walked in blocks reloads its query tile inside
-    # the pipelined loop: one per stage (an H100 block ran out at three float32 stages).
+    # heads in float32 would not fit.
     size = {m: 2 if m in ("float16", "bfloat16") else 4 for m in (mul_s, mul_o)}
     while True:
-        query = gpu["BLOCK_M"] * gpu["BLOCK_D"] * size[mul_s]
-        fixed = gpu["BLOCK_M"] * gpu["BLOCK_N"] * size[mul_o] + (query if whole else 0)
-        per_stage = gpu["BLOCK_N"] * (gpu["BLOCK_D"] * size[mul_s] + head * size[mul_o]) + (0 if whole else query)
+        fixed = gpu["BLOCK_M"] * (gpu["BLOCK_D"] * size[mul_s] + gpu["BLOCK_N"] * size[mul_o])
+        per_stage = gpu["BLOCK_N"] * (gpu["BLOCK_D"] * size[mul_s] + head * size[mul_o])
         stages = max(1, min(3, (SMEM_BUDGET - fixed) // per_stage))
         if fixed + stages * per_stage <= SMEM_BUDGET or gpu["BLOCK_N"] <= 16:
             break
