@@ -204,6 +204,15 @@ def reduction_launch(xn: int, rn: int) -> tuple[LaunchShape, LaunchShape]:
 COLUMN_RUN = 16
 
 
+def walks_columns(rn: int, run: int) -> bool:
+    """Whether a reduction (or scan) over rows of ``rn`` elements, neighbouring rows ``run``
+    in a row in memory, walks columns (column_launch): rows apart in memory and longer than
+    128, where a program holding whole rows (4096 elements) would read runs of fewer than 32
+    elements (under a 128-byte line of float32). Shorter rows keep whole rows: a column walk
+    of them measured slower (an ``any`` over 128 booleans 0.84x)."""
+    return run >= COLUMN_RUN and pow2(rn) > 128
+
+
 def column_launch(xn: int, rn: int, run: int) -> tuple[LaunchShape, LaunchShape]:
     """Launch shapes of a walk over ``xn`` columns of ``rn`` elements whose columns lie ``run``
     in a row in memory: up to 256 neighbouring columns per GPU program (at least 32, a

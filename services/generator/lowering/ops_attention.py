@@ -251,12 +251,11 @@ class Flash:
     v_scale: float = 1.0
 
 
-def _whole_head(d: int, mul_type: str) -> bool:
-    """Whether the first product multiplies the whole head in one step: the query tile is then
-    loaded (and computed) once per program, before the key loop, instead of once per key block.
-    Up to 128 wide in 16 bits; float32 heads over 64 walk it in blocks of 64 (a float32 tile
-    of 128 overran an H100 block's shared memory with its pipeline)."""
-    return pow2(d) <= (128 if mul_type in ("float16", "bfloat16") else 64)
+def _whole_head(d: int) -> bool:
+    """Whether the first product multiplies the whole head (up to 128 wide) in one step: the
+    query tile is then loaded (and computed) once per program, before the key loop, instead
+    of once per key block."""
+    return pow2(d) <= 128
 
 
 def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: Buffer, how: Flash) -> Kernel | None:
@@ -274,7 +273,7 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
     t = tunables.current()
     block_m, block_n = t.attention_block
     mul_s, mul_o = dot_type(scores.a.dtype, scores.b.dtype), how.p_mul or dot_type(how.p_dtype, v.dtype)
-    whole = _whole_head(d, mul_s)
+    whole = _whole_head(d)
     # Fewer queries than a block (a decode step's one) take the smallest block a 16-bit product
     # has (a float32 query block of 16 rows asked for more shared memory than an H100 has).
     least = 16 if mul_s in ("float16", "bfloat16") else 64
@@ -320,7 +319,7 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
     bdv = k.constexpr("BLOCK_DV")
     mul_s = dot_type(scores.a.dtype, scores.b.dtype)
     mul_o = how.p_mul or dot_type(how.p_dtype, v.dtype)
-    whole = _whole_head(d, mul_s)
+    whole = _whole_head(d)
     # Axis expanders: a row vector, a column vector and the kept reduction result, in 2-d
     # or with a leading batch axis.
     row, col, kept = ("[None, :, None]", "[None, None, :]", "[:, :, None]") if batched else \

@@ -15,8 +15,8 @@ import sympy
 
 from services.generator.lowering.indexing import Expr, linear, numel
 from services.generator.lowering.ir import FLOATS, KernelWriter, Stored, Unsupported, Value, compute_dtype
-from services.generator.lowering.kernels import (COLUMN_RUN, Kernel, column_launch, kernel_args, out_symbols,
-                                                 reduction_launch, tl_type)
+from services.generator.lowering.kernels import (Kernel, column_launch, kernel_args, out_symbols,
+                                                 reduction_launch, tl_type, walks_columns)
 from services.generator.lowering.rows import ReductionValue, _highest, _lowest
 from services.generator.lowering.ops_pointwise import out_meta
 from services.generator.lowering.registry import Builder, lowers
@@ -131,7 +131,7 @@ def arg_reduce(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
     k.line(f"tl.store({k.pointer(out)} + xlin, result.to({tl_type(dtype)}), mask=xmask)")
     # Positions apart in memory (a dim before a kept one): runs of neighbouring columns.
     run = numel(src.shape[max(dims) + 1:])
-    launch = column_launch(xn, rnum, run) if run >= COLUMN_RUN else reduction_launch(xn, rnum)
+    launch = column_launch(xn, rnum, run) if walks_columns(rnum, run) else reduction_launch(xn, rnum)
     b.emit(Kernel(k, kernel_args(k), *launch, outputs=[out]))
     return Stored(out)
 

@@ -26,8 +26,8 @@ import sympy
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, bounds, fold, linear, numel, range_symbol
 from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Lazy, Stored, Value, compute_dtype
-from services.generator.lowering.kernels import (COLUMN_RUN, Kernel, LaunchShape, column_launch, kernel_args,
-                                                 out_symbols, pow2, tl_type)
+from services.generator.lowering.kernels import (Kernel, LaunchShape, column_launch, kernel_args,
+                                                 out_symbols, pow2, tl_type, walks_columns)
 
 # A row of up to ``tunables.current().whole_row_max`` elements is kept in registers.
 
@@ -211,7 +211,7 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
     # program takes many rows and walks their elements in short chunks, each chunk reading
     # whole runs of memory. A row program keeps its whole row (it stores a value from it).
     inner = numel(shape[dims[-1] + 1:]) if dims else 1
-    columns = inner if value is None and inner >= COLUMN_RUN else 0
+    columns = inner if value is None and walks_columns(rn, inner) else 0
     persistent = not columns and pow2(rn) <= tunables.current().whole_row_max
     xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
     wide = numel(shape) >= 2**31
@@ -373,7 +373,7 @@ def split_count(xn: int, rn: int, run: int = 1) -> int:
     """Slices per row for a reduction of ``xn`` rows of ``rn`` elements (1: no split); rows
     apart in memory (``run`` neighbouring columns, see column_launch) cut into power-of-two
     slices of at least 512 elements until about 1024 programs run."""
-    if run >= COLUMN_RUN:
+    if walks_columns(rn, run):
         programs = column_launch(xn, rn, run)[0].grid[0]
         want = min(math.ceil(_SPLIT_PROGRAMS / programs), rn // _COLUMN_SLICE)
         return math.ceil(rn / _slice(rn, want, run)) if want > 1 else 1
@@ -389,7 +389,7 @@ _COLUMN_SLICE = 512
 def _slice(rn: int, slices: int, run: int) -> int:
     """Elements per slice: whole slice units for rows, a power of two for columns (every
     column launch's chunk divides it)."""
-    return pow2(math.ceil(rn / slices)) if run >= COLUMN_RUN else _slice_length(rn, slices)
+    return pow2(math.ceil(rn / slices)) if walks_columns(rn, run) else _slice_length(rn, slices)
 
 
 def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Buffer], splits: int) -> Kernel:
@@ -427,7 +427,7 @@ def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Buf
     for r, acc, partial in zip(rs, accs, partials, strict=True):
         total = _block_total(k, r, acc)
         k.line(f"tl.store({k.pointer(partial)} + xlin * {splits} + sid, {total}, mask=xmask)")
-    if run >= COLUMN_RUN:
+    if walks_columns(rn, run):
         gpu, cpu = column_launch(xn, chunk, run)
         return Kernel(k, kernel_args(k), LaunchShape((gpu.grid[0], splits), gpu.meta, gpu.num_warps),
                       LaunchShape((cpu.grid[0], splits), cpu.meta, 1), outputs=list(partials))

@@ -305,22 +305,22 @@ def test_bfloat16_products_feed_the_gpu_tensor_cores_in_bfloat16(form: str) -> N
 
 
 COLUMNS = {
-    "sum_over_time": ("return xs[0].sum(1)", "torch.randn(3, 70, 40)"),
-    "mean_keepdim_dim0": ("return xs[0].mean(0, keepdim=True)", "torch.randn(50, 6, 33)"),
-    "amax_with_nan": ("return xs[0].amax(0)", "torch.randn(45, 80).index_fill_(1, torch.tensor([7]), float('nan'))"),
-    "var_over_time": ("return xs[0].var(1)", "torch.randn(4, 90, 24)"),
+    "sum_over_time": ("return xs[0].sum(1)", "torch.randn(3, 200, 40)"),
+    "mean_keepdim_dim0": ("return xs[0].mean(0, keepdim=True)", "torch.randn(150, 6, 33)"),
+    "amax_with_nan": ("return xs[0].amax(0)", "torch.randn(145, 80).index_fill_(1, torch.tensor([7]), float('nan'))"),
+    "var_over_time": ("return xs[0].var(1)", "torch.randn(4, 190, 24)"),
     "cumsum_dim0": ("return xs[0].cumsum(0)", "torch.randn(300, 2, 48)"),
-    "any_dim0": ("return (xs[0] > 1.5).any(0)", "torch.randn(40, 3, 20)"),
-    "max_with_index_over_time": ("v, i = xs[0].max(1)\nreturn v, i", "torch.randint(-3, 4, (3, 70, 40)).float()"),
+    "any_dim0": ("return (xs[0] > 1.5).any(0)", "torch.randn(140, 3, 20)"),
+    "max_with_index_over_time": ("v, i = xs[0].max(1)\nreturn v, i", "torch.randint(-3, 4, (3, 170, 40)).float()"),
 }
 
 
 @pytest.mark.parametrize("form", ["gpu", "interpreter"])
 @pytest.mark.parametrize("name", sorted(COLUMNS))
 def test_reductions_and_scans_over_a_leading_dim_walk_columns(name: str, form: str) -> None:
-    """Reduced (or scanned) elements apart in memory, kept ones in runs: a GPU program takes a
-    run of neighbouring columns and walks them in chunks (three for the scan's 300), with the
-    same results in either launch form."""
+    """Reduced (or scanned) elements apart in memory, over 128 of them, kept ones in runs: a
+    GPU program takes a run of neighbouring columns and walks them in chunks (three for the
+    scan's 300), with the same results in either launch form."""
     forward, inputs = COLUMNS[name]
     code = check(spec(forward, inputs), atol=1e-5, rtol=1e-5, form=form, trials=1)
     launch = next(line for line in code.splitlines() if "_sum[" in line or "_amax[" in line or "_var[" in line
@@ -365,3 +365,11 @@ def test_few_long_columns_are_reduced_in_slices(name: str, form: str) -> None:
     forward, inputs = TALL[name]
     code = check(spec(forward, inputs), atol=1e-4, rtol=1e-4, form=form, trials=1)
     assert "_split[" in code and "sid = tl.program_id(1)" in code
+
+
+def test_short_rows_apart_in_memory_keep_whole_rows() -> None:
+    """128 elements or fewer per row: a program holds whole rows (runs of 32 columns), as a
+    column walk of them measured slower."""
+    code = check(spec("return xs[0].sum(1)", "torch.randn(3, 100, 40)"), atol=1e-5, rtol=1e-5, trials=1)
+    launch = next(line for line in code.splitlines() if "_sum[" in line)
+    assert "XBLOCK=32 if gpu" in launch and "RBLOCK=128" in launch, launch
