@@ -275,7 +275,7 @@ def flash_kernel(name: str, scores: ScoresValue, logits: Value, v: Value, out: B
     mul_s, mul_o = dot_type(scores.a.dtype, scores.b.dtype), how.p_mul or dot_type(how.p_dtype, v.dtype)
     whole = _whole_head(d)
     # Fewer queries than a block (a decode step's one) take the smallest block a 16-bit product
-    # has (a float32 query block of 16 rows asked for more shared memory than an H100 has).
+    # has; float32 keeps blocks of 64 rows, the only size timed for it.
     least = 16 if mul_s in ("float16", "bfloat16") else 64
     gpu = {"BLOCK_M": min(block_m, max(least, pow2(lq))), "BLOCK_N": block_n,
            "BLOCK_D": max(16, pow2(d)) if whole else 64, "BLOCK_DV": head}

@@ -210,8 +210,8 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
     # sequence of [batch, time, features]): neighbouring rows are neighbours in memory, so a
     # program takes many rows and walks their elements in short chunks, each chunk reading
     # whole runs of memory. A row program keeps its whole row (it stores a value from it).
-    inner = numel(shape[dims[-1] + 1:]) if dims else 1
-    columns = inner if value is None and walks_columns(rn, inner) else 0
+    run = run_after(shape, dims)
+    columns = run if value is None and walks_columns(rn, run) else 0
     persistent = not columns and pow2(rn) <= tunables.current().whole_row_max
     xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
     wide = numel(shape) >= 2**31
