@@ -112,3 +112,25 @@ def test_half_sdpa_multiplies_probabilities_in_its_type(dtype: str) -> None:
     assert f"o.to(tl.{dtype})" in attention, attention
     wrapper = code.split("class ModelNew")[1]
     assert "torch.empty((6, 50, 16), dtype=torch.float32" not in wrapper, wrapper
+
+
+@pytest.mark.parametrize("form", ["interpreter", "gpu"])
+def test_a_decode_step_reads_its_scores_in_the_streaming_kernel(form: str) -> None:
+    """One query against 40 cached keys: the kernel computes the score tile itself (a size-1
+    query dim indexed by 0 on one side and by its one-valued symbol on the other is the same
+    index); no kernel stores the (6, 1, 40) scores."""
+    qkv = "torch.randn(2, 3, 1, 16), torch.randn(2, 3, 40, 16), torch.randn(2, 3, 40, 16)"
+    code = check(_spec("        return F.scaled_dot_product_attention(q, k, v)", qkv), atol=2e-4, rtol=2e-4, form=form)
+    wrapper = code.split("class ModelNew")[1]
+    assert "torch.empty((6, 1, 40)" not in wrapper and "_mm[" not in wrapper, wrapper
+
+
+def test_searched_query_blocks_of_128_rows_over_wide_heads() -> None:
+    """A search's 128-row query blocks apply to 128-wide heads too, with 8 warps for the
+    [128, 128] accumulator (the first draft keeps 64 rows and 4 warps)."""
+    qkv = ", ".join("torch.randn(1, 2, 150, 128)" for _ in range(3))
+    source = _spec(BODIES["sdpa_causal"], qkv)
+    code = check(source, atol=2e-4, rtol=2e-4, form="gpu", tuned=Tunables(attention_block=(128, 64)))
+    assert "BLOCK_M=128, BLOCK_N=64, BLOCK_D=128, BLOCK_DV=128, num_warps=8" in code
+    first = check(source, atol=2e-4, rtol=2e-4, form="gpu")
+    assert "BLOCK_M=64, BLOCK_N=64, BLOCK_D=128, BLOCK_DV=128, num_warps=4" in first
