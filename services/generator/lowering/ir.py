@@ -118,6 +118,26 @@ def view(base: Value, shape: Sequence[int], remap: Callable[[Sequence[Expr]], Se
     return out
 
 
+def peel_views(value: Value, accept: Callable[[Lazy], bool] | None = None) -> tuple[Value, list[Lazy]]:
+    """``value``'s chain of index changes of a value of the same type (``view``), outermost
+    first, down to the first value that is none (or that ``accept`` refuses), and that value."""
+    views: list[Lazy] = []
+    current = value
+    while (isinstance(current, Lazy) and current.view_of is not None and current.remap is not None
+           and current.dtype == current.view_of.dtype and (accept is None or accept(current))):
+        views.append(current)
+        current = current.view_of
+    return current, views
+
+
+def on_views(base: Value, views: Sequence[Lazy]) -> Value:
+    """``base`` read through ``views`` (``peel_views``' list, outermost first)."""
+    for step in reversed(views):
+        assert step.remap is not None
+        base = view(base, step.shape, step.remap, base.dtype)
+    return base
+
+
 @dataclass(frozen=True)
 class RuntimeScalar:
     """A float the graph reads from a module attribute (``self.scale``): passed to kernels

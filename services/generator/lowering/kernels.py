@@ -190,8 +190,12 @@ def reduction_kernel(name: str, out: Buffer, kept: Sequence[int], reduced: Seque
     return Kernel(k, kernel_args(k), *reduction_launch(xn, rn), outputs=[out])
 
 
-def reduction_launch(xn: int, rn: int) -> tuple[LaunchShape, LaunchShape]:
-    """(GPU, interpreter) launch shapes of a reduction of ``xn`` outputs over ``rn`` elements."""
+def reduction_launch(xn: int, rn: int, run: int = 1) -> tuple[LaunchShape, LaunchShape]:
+    """(GPU, interpreter) launch shapes of a reduction of ``xn`` outputs over ``rn`` elements,
+    neighbouring outputs ``run`` in a row in memory (``run_after``): a column walk where
+    ``walks_columns``."""
+    if walks_columns(rn, run):
+        return column_launch(xn, rn, run)
     gpu_r = min(pow2(rn), 1024)
     gpu_x = max(1, min(pow2(xn), 4096 // gpu_r))
     cpu_r = min(pow2(rn), 8192)
@@ -202,6 +206,11 @@ def reduction_launch(xn: int, rn: int) -> tuple[LaunchShape, LaunchShape]:
 
 # Reductions whose kept elements run this many (or more) in a row in memory walk columns.
 COLUMN_RUN = 16
+
+
+def run_after(shape: Sequence[int], dims: Sequence[int]) -> int:
+    """Kept elements in a row in memory after the last reduced dim (1: rows are contiguous)."""
+    return numel(list(shape)[max(dims) + 1:]) if dims else 1
 
 
 def walks_columns(rn: int, run: int) -> bool:

@@ -157,8 +157,7 @@ class CaseLowerer:
         narrow = value.widens if isinstance(value, Lazy) else None
         if narrow is None:
             return self.realize(value, "shared")
-        stored = self.realize(narrow, "shared")
-        return Lazy(value.shape, value.dtype, lambda k, idx, mask: k.cast(stored.load(k, idx, mask), "float32"), 1)
+        return ops_pointwise.widened(self.realize(narrow, "shared"))
 
     def fill(self, buffer: Buffer, value: Value) -> None:
         if buffer.numel == 0:
@@ -375,7 +374,6 @@ class CaseLowerer:
         bounds = attention_masks.key_bounds(self.nodes, match.logits) \
             if ops_attention.rows_and_keys_kept(self.nodes, match, lq, lk) else []
         how = ops_attention.Flash(p_dtype, match.zero_empty_rows, tuple(bounds))
-        v = ops_heavy.operand(self, args[1])
         out_dtype = out_meta.dtype
         narrow = ops_heavy.narrow_operand(args[1]) if isinstance(args[1], Value) else None
         if narrow is not None and p_dtype == "float32" and out_meta.dtype == "float32" and \
@@ -386,6 +384,8 @@ class CaseLowerer:
             # attention does), the values as loaded, and the output is stored narrow.
             v, out_dtype = ops_heavy.operand(self, narrow[0]), narrow[0].dtype
             how = dataclasses.replace(how, p_mul=out_dtype, v_scale=narrow[1])
+        else:
+            v = ops_heavy.operand(self, args[1])
         out = self.new_buffer(tuple(out_meta.shape), out_dtype, "attention")
         kernel = ops_attention.flash_kernel(self.kernel_name("attention"), scores, logits, v, out, how)
         if kernel is None:

@@ -19,7 +19,7 @@ import sympy
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import (Buffer, KernelWriter, Lazy, Stored, Unsupported, Value, and_masks,
-                                           compute_dtype, view)
+                                           compute_dtype, on_views, peel_views)
 from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, tl_type
 from services.generator.lowering.ops_pointwise import out_meta, scalar_code
 from services.generator.lowering.rows import ReductionValue, same_index
@@ -38,19 +38,10 @@ def operand(b: Builder, value: Value) -> Value:
     transposed (each lane reading far from its neighbour) and repeated."""
     if value.cost <= OPERAND_INLINE_LIMIT:
         return value
-    views: list[Lazy] = []
-    current = value
-    while (isinstance(current, Lazy) and current.view_of is not None and current.remap is not None
-           and current.dtype == current.view_of.dtype and current.view_of.numel <= current.numel):
-        views.append(current)
-        current = current.view_of
+    current, views = peel_views(value, lambda step: step.view_of is not None and step.view_of.numel <= step.numel)
     if not views or current.cost <= OPERAND_INLINE_LIMIT:
         return b.realize(value, "operand")
-    stored: Value = b.realize(current, "operand")
-    for step in reversed(views):
-        assert step.remap is not None
-        stored = view(stored, step.shape, step.remap, stored.dtype)
-    return stored
+    return on_views(b.realize(current, "operand"), views)
 
 
 def narrow_operand(value: Value) -> tuple[Value, float] | None:
@@ -66,10 +57,7 @@ def narrow_operand(value: Value) -> tuple[Value, float] | None:
             narrow = current.widens
             if current.dtype != "float32" or narrow.dtype not in ("float16", "bfloat16"):
                 return None
-            for step in reversed(views):
-                assert step.remap is not None
-                narrow = view(narrow, step.shape, step.remap, narrow.dtype)
-            return narrow, factor
+            return on_views(narrow, views), factor
         if current.scaled is not None:
             current, scale = current.scaled
             factor *= scale

@@ -165,9 +165,9 @@ def _as_rows(b: Builder, x: Value, win: Window, shape: Sequence[int], kind: str)
     return ReductionValue(b, windows, dims, kind, shape, x.dtype if kind == "amax" else "float32")
 
 
-def max_pool(x: Value, win: Window, shape: Sequence[int], dtype: str, b: Builder | None = None) -> list[Value]:
+def max_pool(x: Value, win: Window, shape: Sequence[int], dtype: str, b: Builder) -> list[Value]:
     """(values, int64 indices into each input plane) of a max pool over ``win``: lazy walks of
-    each window, the values a reduction of rows where the windows are large (``b`` given)."""
+    each window, the values a reduction of rows where the windows are large."""
     cost = win.volume * (x.cost + 3)
 
     def first_position(k: KernelWriter, zero: str, outs: Sequence[Expr]) -> str:
@@ -205,7 +205,7 @@ def max_pool(x: Value, win: Window, shape: Sequence[int], dtype: str, b: Builder
         k.dtypes[best], k.dtypes[at] = "float32", "int64"
         return best, at
 
-    rows = _as_rows(b, x, win, shape, "amax") if b is not None else None
+    rows = _as_rows(b, x, win, shape, "amax")
     # amax keeps a NaN as the walk does; a maximum is the same whatever the order.
     values = rows if rows is not None else Lazy(shape, dtype, lambda k, idx, mask: run(k, idx, mask, False)[0], cost)
     indices = Lazy(shape, "int64", lambda k, idx, mask: run(k, idx, mask, True)[1], cost)
@@ -261,11 +261,11 @@ def adaptive_max_pool(b: Builder, node: Node, args: list[Any], kwargs: dict[str,
 
 def _average(x: Value, win: Window, shape: Sequence[int], dtype: str,
              divisor: Callable[[KernelWriter, str, list[Expr]], tuple[list[str], str | None]],
-             b: Builder | None = None) -> Lazy:
+             b: Builder) -> Lazy:
     """Lazy window sums over ``win`` divided by ``divisor(k, zero, outs)``: (float divisors,
     applied in turn as PyTorch does, and the condition under which the window is not empty,
-    None when it never is). Large windows inside the input (``b`` given) are summed as rows."""
-    rows = _as_rows(b, x, win, shape, "sum") if b is not None else None
+    None when it never is). Large windows inside the input are summed as rows."""
+    rows = _as_rows(b, x, win, shape, "sum")
     if rows is not None:
         def mean(k: KernelWriter, idx: Sequence[Expr], mask: str | None) -> str:
             total = k.cast(rows.load(k, idx, mask), "float32")

@@ -15,8 +15,7 @@ import sympy
 
 from services.generator.lowering.indexing import Expr, linear, numel
 from services.generator.lowering.ir import FLOATS, KernelWriter, Stored, Unsupported, Value, compute_dtype
-from services.generator.lowering.kernels import (Kernel, column_launch, kernel_args, out_symbols,
-                                                 reduction_launch, tl_type, walks_columns)
+from services.generator.lowering.kernels import Kernel, kernel_args, out_symbols, reduction_launch, run_after, tl_type
 from services.generator.lowering.rows import ReductionValue, _highest, _lowest
 from services.generator.lowering.ops_pointwise import out_meta
 from services.generator.lowering.registry import Builder, lowers
@@ -129,10 +128,7 @@ def arg_reduce(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
     k.line(f"first_nan = tl.min(nan_at, 1)[:, None]")
     k.line(f"result = tl.where(first_nan < {big}, first_nan, first)")
     k.line(f"tl.store({k.pointer(out)} + xlin, result.to({tl_type(dtype)}), mask=xmask)")
-    # Positions apart in memory (a dim before a kept one): runs of neighbouring columns.
-    run = numel(src.shape[max(dims) + 1:])
-    launch = column_launch(xn, rnum, run) if walks_columns(rnum, run) else reduction_launch(xn, rnum)
-    b.emit(Kernel(k, kernel_args(k), *launch, outputs=[out]))
+    b.emit(Kernel(k, kernel_args(k), *reduction_launch(xn, rnum, run_after(src.shape, dims)), outputs=[out]))
     return Stored(out)
 
 

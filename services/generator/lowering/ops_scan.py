@@ -30,8 +30,8 @@ import sympy
 from services.generator.lowering import ops_sort  # noqa: F401 - registers the sorting operators
 from services.generator.lowering.indexing import Expr, linear, numel
 from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Stored, Unsupported, Value, compute_dtype
-from services.generator.lowering.kernels import (Kernel, LaunchShape, column_launch, kernel_args, out_symbols,
-                                                 pow2, reduction_launch, tl_type, walks_columns)
+from services.generator.lowering.kernels import (Kernel, LaunchShape, kernel_args, out_symbols, pow2,
+                                                 reduction_launch, run_after, tl_type)
 from services.generator.lowering.mathlib import HELPERS
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
@@ -216,9 +216,7 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
             # The last column, picked by a sum over one non-zero lane (exact, NaN kept).
             k.line(f"{c} = tl.sum(tl.where({last}, {var}, 0), 1)[:, None]")
     # A scan along a dim before a kept one reads whole runs of neighbouring columns per chunk.
-    run = numel(shape[dim + 1:])
-    launch = _triangle_launch(xn, n) if kind.triangle else column_launch(xn, n, run) if walks_columns(n, run) \
-        else reduction_launch(xn, n)
+    launch = _triangle_launch(xn, n) if kind.triangle else reduction_launch(xn, n, run_after(shape, [dim]))
     return Kernel(k, kernel_args(k), *launch, outputs=list(outs))
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import sympy
 
 from services.generator.lowering.indexing import Expr, contiguous_strides, delinearize, fold, linear, range_symbol
-from services.generator.lowering.ir import KernelWriter, Lazy, Stored, Unsupported, Value, and_masks, view
+from services.generator.lowering.ir import KernelWriter, Lazy, Stored, Unsupported, Value, and_masks, peel_views, view
 from services.generator.lowering.ops_pointwise import constant, literal, out_meta
 from services.generator.lowering.kernels import pointwise_kernel, tl_type
 from services.generator.lowering.registry import Builder, lowers
@@ -247,12 +247,11 @@ def _stored_in_order(b: Builder, src: Value) -> Stored | None:
     computed or reorders. Three ``unbind`` views of one product then read its output in
     place, where each stored a copy of all of it."""
     syms = [range_symbol(f"v{i}", n) for i, n in enumerate(src.shape)]
+    current, views = peel_views(src)
     index: Sequence[Expr] = syms
-    current = src
-    while isinstance(current, Lazy) and current.view_of is not None and current.remap is not None \
-            and current.dtype == current.view_of.dtype:
-        index = current.remap(index)
-        current = current.view_of
+    for step in views:
+        assert step.remap is not None
+        index = step.remap(index)
     if isinstance(current, Lazy) or current.numel != src.numel:
         return None
     same = sympy.expand(fold(linear(list(index), current.shape)) - linear(syms, src.shape)) == 0

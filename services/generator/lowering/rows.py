@@ -27,7 +27,7 @@ from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, bounds, fold, linear, numel, range_symbol
 from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Lazy, Stored, Value, compute_dtype
 from services.generator.lowering.kernels import (Kernel, LaunchShape, column_launch, kernel_args,
-                                                 out_symbols, pow2, tl_type, walks_columns)
+                                                 out_symbols, pow2, run_after, tl_type, walks_columns)
 
 # A row of up to ``tunables.current().whole_row_max`` elements is kept in registers.
 
@@ -362,11 +362,6 @@ _SPLIT_ROWS_BELOW, _SPLIT_LENGTH_FROM, _SPLIT_PROGRAMS = 128, 65536, 1024
 def _slice_length(rn: int, slices: int) -> int:
     """Elements per slice when a row of ``rn`` is cut in ``slices``: whole slice units."""
     return math.ceil(math.ceil(rn / slices) / _SLICE_UNIT) * _SLICE_UNIT
-
-
-def run_after(shape: Sequence[int], dims: Sequence[int]) -> int:
-    """Kept elements in a row in memory after the last reduced dim (1: rows are contiguous)."""
-    return numel(list(shape)[max(dims) + 1:]) if dims else 1
 
 
 def split_count(xn: int, rn: int, run: int = 1) -> int:
