@@ -114,6 +114,24 @@ class CaseLowerer:
             return None
         return self._metas.get(ref["ref"])
 
+    def reads_output(self, name: str, item: int) -> bool:
+        """Whether anything reads output ``item`` of the multi-output node ``name`` (through a
+        ``getitem``, an item reference, or the whole result)."""
+        def uses(value: Any, node: Node | None) -> bool:
+            if isinstance(value, list):
+                if (node is not None and node.target == "getitem" and len(value) == 2
+                        and value[0] == {"ref": name}):
+                    return value[1] == item
+                return any(uses(v, None) for v in value)
+            if isinstance(value, dict):
+                if value.get("ref") == name:
+                    return value.get("item", item) == item
+                return any(uses(v, None) for v in value.values())
+            return False
+
+        return (any(uses(node.args, node) or uses(node.kwargs, None) for node in self.case.nodes)
+                or uses(self.case.outputs, None))
+
     def new_buffer(self, shape: tuple[int, ...], dtype: str, hint: str = "") -> Buffer:
         buf = Buffer(f"buf{next(self._names)}", tuple(int(s) for s in shape), dtype)
         self.temporaries.append(buf)
@@ -436,10 +454,11 @@ class CaseLowerer:
         seen: set[int] = set()
         outs: list[Buffer] = []
         shapes: list[tuple[int, ...]] = []
-        for enc in self.case.outputs:
-            value = self._decode(enc, "", [0])
-            if not isinstance(value, Value):
-                raise Unsupported("forward returns a value that is not a tensor")
+        values = [self._decode(enc, "", [0]) for enc in self.case.outputs]
+        if any(not isinstance(value, Value) for value in values):
+            raise Unsupported("forward returns a value that is not a tensor")
+        self._reduce_outputs_together(values)
+        for value in values:
             if isinstance(value, ReductionValue):
                 value = value.realize()
             # A reshape of a value (a Linear's 2-D product returned as 3-D) is stored in the
@@ -459,6 +478,25 @@ class CaseLowerer:
             shapes.append(tuple(value.shape))
         return outs, shapes
 
+
+    def _reduce_outputs_together(self, values: list[Value]) -> None:
+        """Reductions the outputs need over the same rows, computed in one walk: a
+        ``var_mean``'s variance and mean, a loss and the statistic returned beside it. Each
+        output's kernel would otherwise compute (or read) its own, walking the rows again. A
+        reduction an output's own row program computes stays there."""
+        pending: list[ReductionValue] = []
+        for value in values:
+            if isinstance(value, ReductionValue):
+                pending.append(value)
+                continue
+            if isinstance(value, Stored):
+                continue
+            found = rows.reads(value)
+            fused = rows.plan(self, value, found)
+            served = {id(r) for r in fused[1]} if fused is not None else set()
+            pending += [r for r, _ in found if id(r) not in served]
+        if len(pending) > 1:
+            rows.realize_together(self, pending)
 
 def _reshape_of(value: Value) -> Value | None:
     """The value ``value`` reshapes: ``value`` itself, or the base of a chain of index changes

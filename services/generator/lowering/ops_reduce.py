@@ -81,6 +81,13 @@ def var(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Valu
 @lowers("aten.argmax.default", "aten.argmin.default")
 def arg_reduce(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value:
     """The first index of the largest (smallest) value; NaN counts as largest, as in PyTorch."""
+    return _arg_kernel(b, node, args, kwargs)[0]
+
+
+def _arg_kernel(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any],
+                values_dtype: str | None = None) -> tuple[Value, Value | None]:
+    """The arg reduction's kernel; with ``values_dtype``, it also stores the extreme values it
+    found (``max.dim``'s values: NaN where a row has one), in the same walk."""
     src = args[0]
     kind = "max" if "argmax" in node.target else "min"
     dim = args[1] if len(args) > 1 else kwargs.get("dim")
@@ -128,22 +135,36 @@ def arg_reduce(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
     k.line(f"first_nan = tl.min(nan_at, 1)[:, None]")
     k.line(f"result = tl.where(first_nan < {big}, first_nan, first)")
     k.line(f"tl.store({k.pointer(out)} + xlin, result.to({tl_type(dtype)}), mask=xmask)")
-    b.emit(Kernel(k, kernel_args(k), *reduction_launch(xn, rnum, run_after(src.shape, dims)), outputs=[out]))
-    return Stored(out)
+    outputs = [out]
+    if values_dtype is not None:
+        values = b.new_buffer(tuple(shape), values_dtype, kind)
+        top = f"tl.where(first_nan < {big}, float('nan'), top)" if acc in FLOATS else "top"
+        k.line(f"tl.store({k.pointer(values)} + xlin, ({top}).to({tl_type(values_dtype)}), mask=xmask)")
+        outputs.append(values)
+    b.emit(Kernel(k, kernel_args(k), *reduction_launch(xn, rnum, run_after(src.shape, dims)), outputs=outputs))
+    return Stored(out), Stored(outputs[1]) if values_dtype is not None else None
 
 
 @lowers("aten.max.dim", "aten.min.dim")
 def max_dim(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> list[Value]:
-    """Values and first indices of the extreme along one dim: an amax/amin and an argmax/argmin."""
+    """Values and first indices of the extreme along one dim: one walk finds both (the arg
+    reduction's kernel keeps the best value of each lane beside its position)."""
     src, dim = args[0], int(args[1])
     keepdim = bool(args[2]) if len(args) > 2 else bool(kwargs.get("keepdim", False))
     kind = "max" if ".max." in node.target else "min"
     values_meta, index_meta = node.outputs
     assert values_meta is not None and index_meta is not None
     dims = _dims(dim, len(src.shape))
-    values_node = Node(name=node.name + "_values", target=f"prims.a{kind}.default", args=[], outputs=[values_meta])
-    values = _reduce(b, values_node, src, dims, "a" + kind, values_meta.dtype)
+    if not b.reads_output(node.name, 1):
+        # Only the values are read: a reduction like any other, which a row program that
+        # reads it (``x - x.max(-1, keepdim=True)[0]``) computes in its own kernel.
+        values_node = Node(name=node.name + "_values", target=f"prims.a{kind}.default", args=[],
+                           outputs=[values_meta])
+        return [_reduce(b, values_node, src, dims, "a" + kind, values_meta.dtype)]
+    if src.numel == 0:
+        raise Unsupported(f"{node.target} over an empty tensor")
     index_node = Node(name=node.name + "_index", target=f"aten.arg{kind}.default", args=[],
                       outputs=[index_meta])
-    index = arg_reduce(b, index_node, [src, dim, keepdim], {})
+    index, values = _arg_kernel(b, index_node, [src, dim, keepdim], {}, values_meta.dtype)
+    assert values is not None
     return [values, index]

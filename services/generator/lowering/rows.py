@@ -23,9 +23,9 @@ from typing import Any
 
 import sympy
 
-from services.generator.lowering import tunables
+from services.generator.lowering import tunables, welford
 from services.generator.lowering.indexing import Expr, bounds, fold, linear, numel, range_symbol
-from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Lazy, Stored, Value, compute_dtype
+from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Stored, Value, compute_dtype
 from services.generator.lowering.kernels import (Kernel, LaunchShape, column_launch, kernel_args,
                                                  out_symbols, pow2, run_after, tl_type, walks_columns)
 
@@ -75,6 +75,15 @@ class ReductionValue(Value):
         return split_count(numel(self.kept), self.count, run_after(self.src.shape, self.dims)) \
             if self.kind in _SPLITTABLE else 1
 
+    def row_index(self, index: Sequence[Expr]) -> list[Expr] | None:
+        """The kept dims' part of an index into this reduction: a reduction that keeps its
+        reduced dims (``max(dim, keepdim=True)``) is read at 0 in each; None when it is not."""
+        if len(self.shape) != len(self.src.shape) or len(self.shape) == len(self.kept):
+            return list(index)
+        if any(bounds(sympy.sympify(index[d])) != (0, 0) for d in self.dims):
+            return None
+        return [i for d, i in enumerate(index) if d not in self.dims]
+
     def load(self, k: KernelWriter, index: Sequence[Expr], mask: str | None) -> str:
         row: RowContext | None = getattr(k, "row", None)
         if row is not None and row.serves(self, index):
@@ -86,35 +95,9 @@ class ReductionValue(Value):
 
     def realize(self) -> Stored:
         if self._stored is None:
-            if self.kind == "var" and _sum_like(self).splits > 1:
-                self._stored = self._split_variance()
-            else:
-                _compute(self.builder, [self], self.splits)
+            _compute(self.builder, [self], self.splits)
         assert self._stored is not None
         return self._stored
-
-    def _split_variance(self) -> Stored:
-        """A variance of rows long enough to split: the mean by a split sum, then the mean
-        squared deviation from it by a second split sum (the two passes of ``var``)."""
-        rank = len(self.src.shape)
-        keep = len(self.shape) == rank  # keepdim: the reduced dims stay, at size 1
-        total = ReductionValue(self.builder, self.src, self.dims, "sum", self.shape, self.acc)
-
-        def at_row(index: Sequence[Expr]) -> list[Expr]:
-            return [sympy.Integer(0) if d in self.dims else i for d, i in enumerate(index)] if keep \
-                else [i for d, i in enumerate(index) if d not in self.dims]
-
-        def deviation(k: KernelWriter, index: Sequence[Expr], mask: str | None) -> str:
-            mean = k.var(f"{k.cast(total.load(k, at_row(index), mask), self.acc)} / {self.count}", self.acc)
-            v = k.cast(self.src.load(k, index, mask), self.acc)
-            return k.var(f"({v} - {mean}) * ({v} - {mean})", self.acc)
-
-        squares = ReductionValue(self.builder, Lazy(self.src.shape, self.acc, deviation, self.src.cost + 3),
-                                 self.dims, "sum", self.shape, self.acc)
-        divisor = max(0.0, self.count - self.correction)
-        result = Lazy(self.shape, self.dtype, lambda k, idx, mask: k.var(
-            f"{k.cast(squares.load(k, idx, mask), self.acc)} / {divisor!r}", self.acc), 1)
-        return self.builder.realize(result, "var")
 
 
 @dataclass
@@ -129,13 +112,13 @@ class RowContext:
 
     def serves(self, r: ReductionValue, index: Sequence[Expr]) -> bool:
         return (id(r) in self.results and tuple(r.src.shape) == self.shape and r.dims == self.dims
-                and same_index(index, self.xs))
+                and same_index(r.row_index(index), self.xs))
 
 
-def same_index(index: Sequence[Any], symbols: Sequence[Expr]) -> bool:
+def same_index(index: Sequence[Any] | None, symbols: Sequence[Expr]) -> bool:
     """Whether ``index`` is ``symbols`` (element by element) wherever the symbols range: a
     dim of size 1 indexed by 0 in one and by its one-valued symbol in the other is the same."""
-    if len(index) != len(symbols):
+    if index is None or len(index) != len(symbols):
         return False
     for i, s in zip(index, symbols, strict=True):
         i = fold(sympy.sympify(i))
@@ -245,7 +228,7 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
             full = _merge(rank, dims, xs, rs)
             k.store(out, linear(full, shape), value.load(k, full, "mask"), "mask")
     else:
-        skip: set[int] = set()
+        skip = _one_walk(k, ctx, rank, dims, xs, reductions, row_symbols)
         for i, r in enumerate(reductions):
             if id(r) in skip:
                 continue
@@ -284,6 +267,45 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
             k.line(f"tl.store({k.pointer(buf)} + xlin, {k.cast(ctx.results[id(r)], buf.dtype)}, mask=xmask)")
         outputs = [buf for _, buf in stores]
     return Kernel(k, kernel_args(k), *_launch(xn, rn, persistent, columns), outputs=outputs)
+
+
+def _one_walk(k: KernelWriter, ctx: RowContext, rank: int, dims: Sequence[int], xs: Sequence[Expr],
+              reductions: Sequence[ReductionValue], row_symbols: Any) -> set[int]:
+    """Walks a long row once for every reduction no other one reads and that reads none
+    (a norm's variance and mean, a loss's sum and count), a variance by ``welford``; returns
+    the ids of those it computed. A single reduction other than a variance keeps its own
+    walk (nothing to share); a max read by its row's sum of exponentials keeps the online
+    softmax."""
+    syms = [range_symbol(f"q{d}", s) for d, s in enumerate(ctx.shape)]
+    deps = {id(r): [dep for dep, _ in _probe(r.src, ctx.shape, syms) if dep in reductions] for r in reductions}
+    read = {id(dep) for found in deps.values() for dep in found}
+    shared = [r for r in reductions if not deps[id(r)] and id(r) not in read]
+    if not shared or (len(shared) == 1 and shared[0].kind != "var"):
+        return set()
+    rblock = "RBLOCK"
+    accs: list[str | welford.Lanes] = []
+    for r in shared:
+        if r.kind == "var":
+            accs.append(welford.start(k, f"[XBLOCK, {rblock}]", r.acc, tl_type(r.acc)))
+            continue
+        acc = k.fresh("acc")
+        k.line(f"{acc} = tl.full([XBLOCK, {rblock}], {_init(r)}, {tl_type(r.acc)})")
+        k.dtypes[acc] = r.acc
+        accs.append(acc)
+    rn = numel([s for d, s in enumerate(ctx.shape) if d in dims])
+    with k.block(f"for roff in range(0, {rn}, {rblock}):"):
+        k.line(f"rlin = roff + tl.arange(0, {rblock})[None, :]")
+        rs = row_symbols()
+        for r, acc in zip(shared, accs, strict=True):
+            v = k.cast(r.src.load(k, _merge(rank, dims, xs, rs), "mask"), r.acc)
+            if isinstance(acc, welford.Lanes):
+                welford.update(k, acc, v, "mask")
+            else:
+                k.line(f"{acc} = tl.where(mask, {_combine(k, r, acc, v)}, {acc})")
+    for r, acc in zip(shared, accs, strict=True):
+        total = welford.merge_lanes(k, acc).q if isinstance(acc, welford.Lanes) else _block_total(k, r, acc)
+        ctx.results[id(r)] = _finish(k, r, total)
+    return {id(r) for r in shared}
 
 
 _DEF = re.compile(r"^\s*(\w+) = (.*)$")
@@ -350,7 +372,7 @@ def _is_shifted_exp(lines: Sequence[str], term: str, shift: str, values: set[str
 
 
 # Reductions whose partial results combine by the same reduction.
-_SPLITTABLE = ("sum", "prod", "amax", "amin")
+_SPLITTABLE = ("sum", "prod", "amax", "amin", "var")
 # A slice is a whole number of the largest row block (GPU 2048, interpreter 8192 elements),
 # so one slice length serves both launch shapes.
 _SLICE_UNIT = 8192
@@ -387,9 +409,10 @@ def _slice(rn: int, slices: int, run: int) -> int:
     return pow2(math.ceil(rn / slices)) if walks_columns(rn, run) else _slice_length(rn, slices)
 
 
-def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Buffer], splits: int) -> Kernel:
+def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Sequence[Buffer]], splits: int) -> Kernel:
     """Program (row, slice) reduces one slice of one row of each ``r.src`` (one shape, one set
-    of dims) into its ``partial[row, slice]``: one walk over the slice for all of them."""
+    of dims) into its ``partials[row, slice]`` (a variance: the slice's count, mean and
+    squared deviations, ``welford``): one walk over the slice for all of them."""
     r0 = rs[0]
     shape, dims = tuple(r0.src.shape), r0.dims
     kept = [s for d, s in enumerate(shape) if d not in dims]
@@ -405,8 +428,11 @@ def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Buf
     k.line(f"xlin = pid * {xblock} + tl.arange(0, {xblock})[:, None]")
     k.line(f"xmask = xlin < {xn}")
     xs = out_symbols(k, kept, "xlin", "x")
-    accs = []
+    accs: list[str | welford.Lanes] = []
     for r in rs:
+        if r.kind == "var":
+            accs.append(welford.start(k, f"[{xblock}, {rblock}]", r.acc, tl_type(r.acc)))
+            continue
         acc = k.fresh("acc")
         k.line(f"{acc} = tl.full([{xblock}, {rblock}], {_init(r)}, {tl_type(r.acc)})")
         k.dtypes[acc] = r.acc
@@ -418,16 +444,44 @@ def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Buf
         k.aliases[sympy.expand(linear([*xs, *rs_syms], [*kept, *reduced]))] = f"(xlin * {rn} + rlin)"
         for r, acc in zip(rs, accs, strict=True):
             v = k.cast(r.src.load(k, _merge(len(shape), dims, xs, rs_syms), "mask"), r.acc)
-            k.line(f"{acc} = tl.where(mask, {_combine(k, r, acc, v)}, {acc})")
-    for r, acc, partial in zip(rs, accs, partials, strict=True):
-        total = _block_total(k, r, acc)
-        k.line(f"tl.store({k.pointer(partial)} + xlin * {splits} + sid, {total}, mask=xmask)")
+            if isinstance(acc, welford.Lanes):
+                welford.update(k, acc, v, "mask")
+            else:
+                k.line(f"{acc} = tl.where(mask, {_combine(k, r, acc, v)}, {acc})")
+    for r, acc, bufs in zip(rs, accs, partials, strict=True):
+        totals = list(vars(welford.merge_lanes(k, acc)).values()) if isinstance(acc, welford.Lanes) \
+            else [_block_total(k, r, acc)]
+        for total, partial in zip(totals, bufs, strict=True):
+            k.line(f"tl.store({k.pointer(partial)} + xlin * {splits} + sid, {total}, mask=xmask)")
+    outputs = [b for bufs in partials for b in bufs]
     if walks_columns(rn, run):
         gpu, cpu = column_launch(xn, chunk, run)
         return Kernel(k, kernel_args(k), LaunchShape((gpu.grid[0], splits), gpu.meta, gpu.num_warps),
-                      LaunchShape((cpu.grid[0], splits), cpu.meta, 1), outputs=list(partials))
+                      LaunchShape((cpu.grid[0], splits), cpu.meta, 1), outputs=outputs)
     return Kernel(k, kernel_args(k), LaunchShape((xn, splits), {"XBLOCK": 1, "RBLOCK": 2048}, 8),
-                  LaunchShape((xn, splits), {"XBLOCK": 1, "RBLOCK": _SLICE_UNIT}, 1), outputs=list(partials))
+                  LaunchShape((xn, splits), {"XBLOCK": 1, "RBLOCK": _SLICE_UNIT}, 1), outputs=outputs)
+
+
+def combine_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Sequence[Buffer]],
+                   outs: Sequence[Buffer], splits: int) -> Kernel:
+    """Program per block of rows: each row's result from its slices' partial results (all of
+    a row's slices in one block: ``split_count`` keeps them to at most about 1024)."""
+    xn = numel(rs[0].kept)
+    k = KernelWriter(name)
+    xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
+    k.line("pid = tl.program_id(0)")
+    k.line(f"xlin = pid * {xblock} + tl.arange(0, {xblock})[:, None]")
+    k.line(f"xmask = xlin < {xn}")
+    k.line(f"rlin = tl.arange(0, {rblock})[None, :]")
+    k.line(f"mask = xmask & (rlin < {splits})")
+    for r, bufs, out in zip(rs, partials, outs, strict=True):
+        parts = [k.var(f"tl.load({k.pointer(b)} + xlin * {splits} + rlin, mask=mask, other=0)", r.acc) for b in bufs]
+        if r.kind == "var":
+            result = _finish(k, r, welford.merge_slices(k, *parts, "mask", r.count))
+        else:
+            result = _block_reduce(k, r, parts[0], "mask")
+        k.line(f"tl.store({k.pointer(out)} + xlin, {k.cast(result, out.dtype)}, mask=xmask)")
+    return Kernel(k, kernel_args(k), *_launch(xn, splits, True), outputs=list(outs))
 
 
 def reads(value: Value) -> list[tuple[ReductionValue, list[Expr]]]:
@@ -466,13 +520,12 @@ def _compute(builder: Any, group: Sequence[ReductionValue], splits: int) -> None
     outs = [builder.new_buffer(r.shape, r.dtype, r.kind) for r in group]
     if splits > 1:
         # Few long rows: many programs reduce slices of every row (one program per row would
-        # leave the GPU idle), a second kernel reduces their partial results.
+        # leave the GPU idle), a second kernel combines their partial results.
         kept = numel(first.kept)
-        partials = [builder.new_buffer((kept, splits), r.acc, f"{r.kind}_part") for r in group]
+        partials = [[builder.new_buffer((kept, splits), r.acc, f"{r.kind}_part")
+                     for _ in range(3 if r.kind == "var" else 1)] for r in group]
         builder.emit(split_kernel(name + "_split", group, partials, splits))
-        lasts = [ReductionValue(builder, Stored(partial), [1], r.kind, r.shape, r.dtype)
-                 for r, partial in zip(group, partials, strict=True)]
-        builder.emit(row_kernel(name, (kept, splits), [1], lasts, outs[0], None, list(zip(lasts, outs, strict=True))))
+        builder.emit(combine_kernel(name, group, partials, outs, splits))
     else:
         builder.emit(row_kernel(name, first.src.shape, first.dims, list(group), outs[0], None,
                                 list(zip(group, outs, strict=True))))
@@ -519,7 +572,7 @@ def plan(builder: Any, value: Value,
     groups: dict[tuple[int, ...], list[ReductionValue]] = {}
     for r, index in found:
         kept_syms = [syms[d] for d in range(len(shape)) if d not in r.dims]
-        if tuple(r.src.shape) == shape and same_index(index, kept_syms):
+        if tuple(r.src.shape) == shape and same_index(r.row_index(index), kept_syms):
             groups.setdefault(tuple(r.dims), [])
             if r not in groups[tuple(r.dims)]:
                 groups[tuple(r.dims)].append(r)
@@ -581,7 +634,7 @@ def _order(roots: Sequence[ReductionValue], shape: tuple[int, ...], dims: list[i
         if r in ordered:
             return
         for dep, index in _probe(r.src, shape, syms):
-            if dep.dims == dims and tuple(dep.src.shape) == shape and same_index(index, kept_syms):
+            if dep.dims == dims and tuple(dep.src.shape) == shape and same_index(dep.row_index(index), kept_syms):
                 visit(dep)
         ordered.append(r)
 

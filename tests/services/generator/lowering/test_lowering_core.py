@@ -373,3 +373,55 @@ def test_short_rows_apart_in_memory_keep_whole_rows() -> None:
     code = check(spec("return xs[0].sum(1)", "torch.randn(3, 100, 40)"), atol=1e-5, rtol=1e-5, trials=1)
     launch = next(line for line in code.splitlines() if "_sum[" in line)
     assert "XBLOCK=32 if gpu" in launch and "RBLOCK=128" in launch, launch
+
+
+ONE_WALK_VARIANCE = {
+    # torch.var_mean over the batch: the variance and the mean returned beside it.
+    "var_mean_dim0_offset": ("return torch.var_mean(xs[0], dim=0)", "torch.randn(6000, 40) * 0.01 + 1000"),
+    # A layer norm over (C, H, W) of two samples: two long rows.
+    "layer_norm_two_long_rows": ("return F.layer_norm(xs[0], xs[0].shape[1:])", "torch.randn(2, 4, 150, 160) * 3 + 5"),
+    "std_long_row_keepdim": ("return xs[0].std(-1, keepdim=True, correction=0) + xs[0].mean(-1, keepdim=True)",
+                             "torch.randn(3, 90000) + 50"),
+}
+
+
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+@pytest.mark.parametrize("name", sorted(ONE_WALK_VARIANCE))
+def test_a_split_variance_and_the_mean_beside_it_take_one_walk(name: str, form: str) -> None:
+    """Few long rows: one kernel walks each row once for its variance (Welford's running
+    mean and squared deviations per lane, merged across lanes and slices with Chan's
+    formula: no cancellation when the mean dwarfs the spread) and for the sum beside it."""
+    forward, inputs = ONE_WALK_VARIANCE[name]
+    code = check(spec(forward, inputs), atol=1e-4, rtol=1e-4, form=form, trials=1)
+    launches = _launches(code)
+    splits = [name for name in launches if name.endswith("_split")]
+    assert len(splits) == 1 and "sum" in splits[0] and "var" in splits[0], launches
+    assert code.count("tl.load(in0_ptr") == 1 or name == "layer_norm_two_long_rows", code
+
+
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+def test_a_norm_over_rows_too_long_for_registers_walks_each_row_twice(form: str) -> None:
+    """An instance norm of 128 rows of 9000 elements: one walk for each row's variance and
+    mean together, one for the normalised values (a two-pass variance and a separate mean
+    walked each row four times)."""
+    source = spec("return F.instance_norm(xs[0]) * 2", "torch.randn(4, 32, 90, 100) * 4 + 20")
+    code = check(source, atol=1e-4, rtol=1e-4, form=form, trials=1)
+    assert code.count("for roff in range(") == 1 and "wdelta" in code, code
+    assert len(_launches(code)) == 2, _launches(code)
+
+
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+def test_max_with_indices_finds_values_and_indices_in_one_walk(form: str) -> None:
+    """``x.max(dim)`` returning both: one kernel keeps each lane's best value beside its first
+    position and stores both (NaN where a row holds one, at the NaN's first index)."""
+    inputs = "torch.randint(-3, 4, (3, 170, 40)).float().index_fill_(1, torch.tensor([9, 50]), float('nan'))[:, :, :]"
+    code = check(spec("v, i = xs[0].min(1)\nreturn v, i", inputs), atol=0, rtol=0, form=form, trials=1)
+    assert len(_launches(code)) == 1, _launches(code)
+
+
+def test_a_max_read_only_for_its_values_stays_in_the_row_program() -> None:
+    """``x - x.max(-1, keepdim=True)[0]``: only the values are read, so the row program that
+    reads them computes the max itself; no index is computed."""
+    code = check(spec("m = xs[0].max(-1, keepdim=True)[0]\ne = torch.exp(xs[0] - m)\nreturn e / e.sum(-1, keepdim=True)",
+                      "torch.randn(6, 50)"))
+    assert len(_launches(code)) == 1 and "best_at" not in code, _launches(code)
