@@ -96,6 +96,10 @@ class FloorDiv(sympy.Function):
                 lo, hi = bounds(rest_expr)
                 if lo >= 0 and hi < d:
                     return sympy.Add(*[t / d for t in whole])
+            split = _unit_split(base, d)
+            if split is not None:
+                high, g = split
+                return FloorDiv(high, d // g)
         if isinstance(base, sympy.Mul):
             coeff, other = base.as_coeff_Mul()
             if coeff.is_Integer and int(coeff) % d == 0:
@@ -132,7 +136,31 @@ class ModularIndexing(sympy.Function):
                     kept.append(term)
             if len(kept) < len(base.args):
                 return ModularIndexing(sympy.Add(*kept), d, m)
+            split = _unit_split(base, d)
+            if split is not None:
+                high, g = split
+                return ModularIndexing(high, d // g, m)
         return None
+
+
+def _unit_split(base: sympy.Add, d: int) -> tuple[Expr, int] | None:
+    """``(a, g)`` when ``base == g*a + b`` with ``g`` a divisor of ``d`` above 1 and ``b``
+    within [0, g): then ``base // d == a // (d / g)`` (a K index ``tap * channels + c`` of a
+    convolution, ``c < channels``, divided by a multiple of ``channels``). The largest such
+    ``g`` is taken."""
+    candidates = sorted({math.gcd(d, int(t.as_coeff_Mul()[0])) for t in base.args
+                         if t.as_coeff_Mul()[0].is_Integer}, reverse=True)
+    for g in candidates:
+        if g <= 1:
+            continue
+        whole = [t for t in base.args if t.as_coeff_Mul()[0].is_Integer and int(t.as_coeff_Mul()[0]) % g == 0]
+        rest = [t for t in base.args if t not in whole]
+        if not whole or not rest:
+            continue
+        lo, hi = bounds(sympy.Add(*rest))
+        if lo >= 0 and hi < g:
+            return sympy.Add(*[t / g for t in whole]), g
+    return None
 
 
 def fold(expr: Expr) -> Expr:

@@ -24,6 +24,7 @@ input element is gathered once rather than once per output channel. The tunable
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ import sympy
 
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, FloorDiv, ModularIndexing, bounds, delinearize, linear
-from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Unsupported, Value, and_masks
+from services.generator.lowering.ir import Buffer, KernelWriter, Lazy, Stored, Unsupported, Value, and_masks
 from services.generator.lowering.kernels import Kernel, LaunchShape, ReductionSpec, pow2, reduction_kernel
 from services.generator.lowering.ops_heavy import (FusedHost, GemmBlocks, TileEpilogue, TileLoad, TileStore, dot_type,
                                                   gemm, interpreter_blocks, operand, tuned)
@@ -70,6 +71,9 @@ class ConvGeometry:
     padding: tuple[int, ...]
     dilation: tuple[int, ...]
     transposed: bool
+    # K walked tap by tap (``tap_major``): the weight read is then reordered to
+    # [groups, *kernel, in channels per group, out channels per group].
+    tap_major: bool = False
 
     @property
     def cin_g(self) -> int:
@@ -171,8 +175,8 @@ def _input_value(k: KernelWriter, x: Value, geo: ConvGeometry, n: Expr, channel:
     pos, inside = geo.input_at(k, outs, offsets)
     work = "float64" if x.dtype == "float64" else "float32"
     v = k.cast(x.load(k, [n, channel, *pos], and_masks(mask, inside)), work)
-    if inside is None:
-        return v
+    if inside is None or isinstance(x, Stored):
+        return v  # a buffer's masked load is 0 there already (and a 16-bit tile goes in as loaded)
     return k.var(f"tl.where({inside}, {v}, 0.0)", work)
 
 
@@ -204,6 +208,9 @@ def convolution(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any])
     gemm_form = _subpixel_gemm if geo.phased else _implicit_gemm
     form = _form(geo)
     if form == "gemm":
+        if _walks_taps(geo):
+            w = _tap_major_weight(b, geo, w)
+            geo = dataclasses.replace(geo, tap_major=True)
         # Computed where it is stored: a pointwise epilogue (bias, activation, residual) runs
         # in the convolution's own kernel.
         return ConvValue(b, geo, x, w, bias, tuple(shape), dtype, gemm_form)
@@ -244,9 +251,31 @@ def _form(geo: ConvGeometry) -> str:
     return "reduce"
 
 
+def _walks_taps(geo: ConvGeometry) -> bool:
+    """Whether the GEMM walks K tap by tap: several taps, and whole steps of channels (16,
+    the smallest K step) within each."""
+    taps = math.prod(geo.taps)
+    return tunables.current().conv_k_order == "taps" and taps > 1 and geo.cin_g % 16 == 0
+
+
+def _tap_major_weight(b: Builder, geo: ConvGeometry, w: Value) -> Stored:
+    """The weight stored as [groups, *kernel, in channels per group, out channels per group]:
+    one tap's weights for a K step are then a contiguous [channels, out channels] tile
+    (in the spec's layout its elements lie a kernel volume or more apart)."""
+    shape = (geo.groups, *geo.kernel, geo.cin_g, geo.cout_g)
+
+    def load(k: KernelWriter, index: Sequence[Expr], mask: str | None) -> str:
+        group, *offsets, c, j = index
+        return w.load(k, _weight_index(geo, group, c, j, offsets), mask)
+
+    return b.realize(Lazy(shape, w.dtype, load, w.cost), "weight_taps")
+
+
 def _weight_index(geo: ConvGeometry, group: Expr, c: Expr, j: Expr, offsets: Sequence[Expr]) -> list[Expr]:
     """The weight element joining input channel ``c`` and output channel ``j`` of ``group``
     (both counted inside the group) at kernel offset ``offsets``."""
+    if geo.tap_major:  # reordered: [groups, *kernel, in channels per group, out channels per group]
+        return [group, *offsets, c, j]
     if geo.transposed:  # [in channels, out channels per group, *kernel]
         return [group * geo.cin_g + c, j, *offsets]
     return [group * geo.cout_g + j, c, *offsets]  # [out channels, in channels per group, *kernel]
@@ -256,18 +285,17 @@ def _implicit_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Valu
                    out: Buffer, name: str, tile: TileEpilogue | None = None) -> Kernel:
     m, n, kdim = geo.batch * geo.out_positions, geo.cout_g, geo.cin_g * geo.kvol
     positions = geo.out_positions
-    red_shape = [geo.cin_g, *geo.kernel]
 
     def load_a(k: KernelWriter, z: Expr, mi: Expr, ka: Expr, mask: str) -> str:
         n_, *outs = delinearize(mi, [geo.batch, *geo.out_size])
-        c, *offsets = delinearize(ka, red_shape)
+        c, offsets = _channel_and_taps(geo, ka, geo.kernel)
         return _input_value(k, x, geo, n_, z * geo.cin_g + c, outs, offsets, mask)
 
     def load_b(k: KernelWriter, z: Expr, kb: Expr, j: Expr, mask: str) -> str:
-        if isinstance(w, Stored) and not geo.transposed:
+        if isinstance(w, Stored) and not geo.transposed and not geo.tap_major:
             # The weight's rows are contiguous runs of K: read them at their flat offset.
             return k.load(w.buffer, (z * geo.cout_g + j) * kdim + kb, mask)
-        c, *offsets = delinearize(kb, red_shape)
+        c, offsets = _channel_and_taps(geo, kb, geo.kernel)
         return w.load(k, _weight_index(geo, z, c, j, offsets), mask)
 
     def store(k: KernelWriter, z: Expr, mi: Expr, j: Expr, acc: str, mask: str) -> None:
@@ -280,18 +308,32 @@ def _implicit_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Valu
             value = tile(k, [n_, channel, *outs], value, mask, lambda raw, v: k.store(raw, offset, v, mask))
         k.store(out, offset, value, mask)
 
-    return _launch(b, name, geo.groups, m, n, kdim, load_a, load_b, store, x, w, out)
+    return _launch(b, name, geo.groups, m, n, kdim, load_a, load_b, store, x, w, out, geo)
+
+
+def _channel_and_taps(geo: ConvGeometry, kk: Expr, taps: Sequence[int]) -> tuple[Expr, list[Expr]]:
+    """The input channel (within the group) and per-dimension tap of K index ``kk``: channel
+    major in the weight's own order, tap major when the GEMM walks K tap by tap."""
+    if geo.tap_major:
+        *offsets, c = delinearize(kk, [*taps, geo.cin_g])
+        return c, offsets
+    c, *offsets = delinearize(kk, [geo.cin_g, *taps])
+    return c, offsets
 
 
 def _launch(b: Builder, name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, load_b: TileLoad,
-            store: TileStore, x: Value, w: Value, out: Buffer) -> Kernel:
+            store: TileStore, x: Value, w: Value, out: Buffer, geo: ConvGeometry) -> Kernel:
     wide = max(x.numel, w.numel, out.numel) >= 2**31
     mul = dot_type(x.dtype, w.dtype)
     # Measured on an H100 (3x3, 7x7 stride 2, transposed 2x2 stride 2; float32): 128 x 64 x 16
     # tiles ran 1.4-2.4x faster than 64 x 64 x 32. Tensor-core (16-bit) products keep a deeper K.
     gpu = tuned(GemmBlocks(128, max(16, min(64, pow2(n))), 16 if mul in ("float32", "float64") else 32, 4), mul)
     cpu = interpreter_blocks(m, n, kdim)
-    return gemm(name, batch, m, n, kdim, load_a, load_b, store, [out], mul, wide, gpu, cpu)
+    if not geo.tap_major:
+        return gemm(name, batch, m, n, kdim, load_a, load_b, store, [out], mul, wide, gpu, cpu)
+    while geo.cin_g % gpu.k:  # every K step inside one tap: 16 divides the channels
+        gpu = dataclasses.replace(gpu, k=gpu.k // 2)
+    return gemm(name, batch, m, n, kdim, load_a, load_b, store, [out], mul, wide, gpu, cpu, k_inner=geo.cin_g)
 
 
 def _bias_added(k: KernelWriter, bias: Value | None, channel: Expr, acc: str, mask: str) -> str:
@@ -333,7 +375,7 @@ def _subpixel_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Valu
     def load_a(k: KernelWriter, z: Expr, mi: Expr, ka: Expr, mask: str) -> str:
         group, r = phase(z)
         n_, *q = delinearize(mi, [geo.batch, *rows])
-        c, *j = delinearize(ka, [geo.cin_g, *taps])
+        c, j = _channel_and_taps(geo, ka, taps)
         pos = [qd - jd + FloorDiv(rd + pd, sd) for qd, jd, rd, pd, sd in zip(q, j, r, p_, s_, strict=True)]
         conds = real_taps(k, offsets(r, j), ka)
         for e, size in zip(pos, geo.in_size, strict=True):
@@ -341,18 +383,18 @@ def _subpixel_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Valu
         inside = k.var(" & ".join(conds), "bool") if conds else None
         work = "float64" if x.dtype == "float64" else "float32"
         v = k.cast(x.load(k, [n_, group * geo.cin_g + c, *pos], and_masks(mask, inside)), work)
-        return v if inside is None else k.var(f"tl.where({inside}, {v}, 0.0)", work)
+        return v if inside is None or isinstance(x, Stored) else k.var(f"tl.where({inside}, {v}, 0.0)", work)
 
     def load_b(k: KernelWriter, z: Expr, kb: Expr, jo: Expr, mask: str) -> str:
         group, r = phase(z)
-        c, *j = delinearize(kb, [geo.cin_g, *taps])
+        c, j = _channel_and_taps(geo, kb, taps)
         kk = offsets(r, j)
         valid = real_taps(k, kk, kb)
         inside = k.var(" & ".join(valid), "bool") if valid else None
         work = "float64" if w.dtype == "float64" else "float32"
         v = k.cast(w.load(k, _weight_index(geo, group, c, jo, kk), and_masks(mask, inside)), work)
         # A computed weight need not be finite at the taps past the kernel: 0 there, not 0 * inf.
-        return v if inside is None else k.var(f"tl.where({inside}, {v}, 0.0)", work)
+        return v if inside is None or isinstance(w, Stored) else k.var(f"tl.where({inside}, {v}, 0.0)", work)
 
     def store(k: KernelWriter, z: Expr, mi: Expr, jo: Expr, acc: str, mask: str) -> None:
         group, r = phase(z)
@@ -368,7 +410,7 @@ def _subpixel_gemm(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Valu
             value = tile(k, [n_, channel, *o], value, inside, lambda raw, v: k.store(raw, offset, v, inside))
         k.store(out, offset, value, inside)
 
-    return _launch(b, name, geo.groups * phases, m, n, kdim, load_a, load_b, store, x, w, out)
+    return _launch(b, name, geo.groups * phases, m, n, kdim, load_a, load_b, store, x, w, out, geo)
 
 
 def _direct(b: Builder, geo: ConvGeometry, x: Value, w: Value, bias: Value | None, out: Buffer,

@@ -9,6 +9,8 @@ on tensor cores), as PyTorch does by default, never in plain tf32.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -104,7 +106,7 @@ def dot_type(a_dtype: str, b_dtype: str) -> str:
 
 def gemm(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, load_b: TileLoad,
          store: TileStore, outputs: list[Buffer], mul_type: str, wide: bool,
-         gpu: GemmBlocks, cpu: GemmBlocks) -> Kernel:
+         gpu: GemmBlocks, cpu: GemmBlocks, k_inner: int = 0) -> Kernel:
     """``store(z, i, j, sum_k load_a(z, i, k) * load_b(z, k, j))`` for every (z, i, j).
 
     One program computes a [BLOCK_M, BLOCK_N] tile of one batch entry ``z`` (grid axis 2),
@@ -115,10 +117,17 @@ def gemm(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, loa
 
     With ``gpu.group_m`` above 1 (a search's choice) the tiles of one batch entry are numbered
     along grid axis 0 and visited ``GROUP_M`` tile rows at a time, column by column within a
-    group (the interpreter visits them row by row: ``GROUP_M`` 1, same source)."""
+    group (the interpreter visits them row by row: ``GROUP_M`` 1, same source).
+
+    With ``k_inner`` (which both BLOCK_Ks divide) K is walked as ``kdim / k_inner`` runs of
+    ``k_inner``: the loaders receive ``kt * k_inner + rk``, the run ``kt`` one number per K
+    step (a convolution's kernel tap, whose input offsets and bounds are then computed once
+    per step rather than per element)."""
     grouped = gpu.group_m > 1
+    if k_inner and (k_inner % gpu.k or kdim % k_inner):
+        raise ValueError(f"BLOCK_K {gpu.k} does not divide the K run {k_inner} of {kdim}")
     k = _gemm_writer(name, batch, m, n, kdim, load_a, load_b, store, mul_type, wide, batched=False,
-                     grouped=grouped)
+                     grouped=grouped, k_inner=k_inner)
     args = kernel_args(k)
     bz = max(1, min(pow2(batch), INTERPRETER_TILE // (cpu.m * max(cpu.n, cpu.k)))) if batch > 1 else 1
     interpreter = None
@@ -127,6 +136,16 @@ def gemm(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, loa
                                grouped=grouped)
         if batched_form_ok(batched, args):
             interpreter = batched
+    if interpreter is None and k_inner:
+        # The interpreter walks K whole (up to 1024 per step, the runs' order unchanged):
+        # it pays per step, not per element.
+        plain = _gemm_writer(name + "_i", batch, m, n, kdim, load_a, load_b, store, mul_type, wide, batched=False,
+                             grouped=grouped)
+        if [id(a) for a in kernel_args(plain)] == [id(a) for a in args]:
+            interpreter = plain
+        else:
+            while k_inner % cpu.k:
+                cpu = dataclasses.replace(cpu, k=cpu.k // 2)
     gpu_meta = {"BLOCK_M": gpu.m, "BLOCK_N": gpu.n, "BLOCK_K": gpu.k}
     cpu_meta = {"BLOCK_M": cpu.m, "BLOCK_N": cpu.n, "BLOCK_K": cpu.k}
     if interpreter is not None:
@@ -143,7 +162,8 @@ def gemm(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, loa
 
 
 def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, load_b: TileLoad,
-                 store: TileStore, mul_type: str, wide: bool, batched: bool, grouped: bool = False) -> KernelWriter:
+                 store: TileStore, mul_type: str, wide: bool, batched: bool, grouped: bool = False,
+                 k_inner: int = 0) -> KernelWriter:
     """The product's source: 2-d tiles of one batch entry per program, or (``batched``) 3-d
     tiles of ``BLOCK_Z`` entries, ``pid_z`` then naming the entries' column of indices.
     ``grouped``: grid axis 0 numbers the entry's tiles, visited in groups of ``GROUP_M`` rows."""
@@ -171,8 +191,11 @@ def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileL
     k.wide_index = k.wide_index or wide
     z = range_symbol(f"z_{name}", batch) if batch > 1 else sympy.Integer(0)
     mi, ni = range_symbol(f"m_{name}", m), range_symbol(f"n_{name}", n)
-    ka, kb = range_symbol(f"ka_{name}", kdim), range_symbol(f"kb_{name}", kdim)
+    ka, kb = range_symbol(f"ka_{name}", k_inner or kdim), range_symbol(f"kb_{name}", k_inner or kdim)
     k.names.update({mi: "rm", ni: "rn", ka: "rka", kb: "rkb"})
+    run = range_symbol(f"kt_{name}", kdim // k_inner) if k_inner else None
+    if run is not None:
+        k.names[run] = "kt"
     if batch > 1:
         k.names[z] = "pid_z"
     k.line(f"rm = pid_m * {bm_} + tl.arange(0, {bm_}){row}")
@@ -180,12 +203,21 @@ def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileL
     acc_type = accumulator_type(mul_type)
     k.line(f"acc = tl.zeros({tile}, {tl_type(acc_type)})")
     with k.block(f"for k0 in range(0, {kdim}, {bk_}):"):
-        k.line(f"rka = k0 + tl.arange(0, {bk_}){col}")
-        k.line(f"rkb = k0 + tl.arange(0, {bk_}){row}")
-        amask = f"{zmask}(rm < {m}) & (rka < {kdim})"
-        bmask = f"{zmask}(rkb < {kdim}) & (rn < {n})"
-        av = dot_operand(k, load_a(k, z, mi, ka, amask), amask, mul_type, acc_type)
-        bv = dot_operand(k, load_b(k, z, kb, ni, bmask), bmask, mul_type, acc_type)
+        if run is not None:
+            # Every lane of a K step lies in run kt (BLOCK_K divides the run): in range.
+            k.line(f"kt = k0 // {k_inner}")
+            k.line(f"rka = k0 % {k_inner} + tl.arange(0, {bk_}){col}")
+            k.line(f"rkb = k0 % {k_inner} + tl.arange(0, {bk_}){row}")
+            amask, bmask = f"{zmask}(rm < {m})", f"{zmask}(rn < {n})"
+            a_k, b_k = run * k_inner + ka, run * k_inner + kb
+        else:
+            k.line(f"rka = k0 + tl.arange(0, {bk_}){col}")
+            k.line(f"rkb = k0 + tl.arange(0, {bk_}){row}")
+            amask = f"{zmask}(rm < {m}) & (rka < {kdim})"
+            bmask = f"{zmask}(rkb < {kdim}) & (rn < {n})"
+            a_k, b_k = ka, kb
+        av = dot_operand(k, load_a(k, z, mi, a_k, amask), amask, mul_type, acc_type)
+        bv = dot_operand(k, load_b(k, z, b_k, ni, bmask), bmask, mul_type, acc_type)
         k.line(f"acc += tl.dot({av}, {bv}{dot_precision(mul_type)})")
     k.dtypes["acc"] = acc_type
     store(k, z, mi, ni, "acc", f"{zmask}(rm < {m}) & (rn < {n})")
@@ -230,7 +262,8 @@ def dot_operand(k: KernelWriter, value: str, mask: str, mul_type: str, acc_type:
     the whole tile and kept the operand in registers: 16-bit products ran at half cuBLAS's
     speed). Anything computed is cleared outside the mask, then put in the product's type."""
     raw, load_mask, dtype = k.loads.get(value, ("", None, ""))
-    if raw and load_mask == mask:
+    # Loaded under the tile's mask or a narrower one (a convolution's padding): 0 outside it.
+    if raw and (load_mask == mask or (load_mask or "").startswith(f"({mask} & ")):
         if dtype == mul_type and mul_type != "bfloat16":
             return raw
         if dtype == mul_type:

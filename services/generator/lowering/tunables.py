@@ -18,6 +18,7 @@ from pathlib import Path
 
 
 CONV_FORMS = ("auto", "gemm", "walk", "reduce")
+CONV_K_ORDERS = ("taps", "channels")
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,11 @@ class Tunables:
     # walks one output's taps), "reduce" (a block of outputs sums a block of taps at once),
     # "auto" (by its channels and taps: see ops_conv.py).
     conv_form: str = "auto"
+    # The order a GEMM convolution walks its K (input channels x kernel taps): "taps" (tap by
+    # tap, the channels of one tap in each step: the input offsets and bounds computed once
+    # per step, the weight reordered once per call) or "channels" (the weight's own order,
+    # each element's tap computed from its K index). "taps" needs 16 | channels per group.
+    conv_k_order: str = "taps"
     # How float32 operands are multiplied on tensor cores: "tf32x3" (three TF32 products,
     # float32 accuracy) unless the job allows TF32 ("tf32"). A permission, not a knob the
     # search turns: from_strings never sets it.
@@ -60,11 +66,14 @@ class Tunables:
         conv_form = values.get("CONV_FORM", "auto")
         if conv_form not in CONV_FORMS:
             raise ValueError(f"tunable CONV_FORM must be one of {', '.join(CONV_FORMS)} (got {conv_form})")
+        conv_k_order = values.get("CONV_K_ORDER", "taps")
+        if conv_k_order not in CONV_K_ORDERS:
+            raise ValueError(f"tunable CONV_K_ORDER must be one of {', '.join(CONV_K_ORDERS)} (got {conv_k_order})")
         return cls(pointwise_block=num("POINTWISE_BLOCK", 1024), num_warps=num("num_warps", 4),
                    whole_row_max=num("WHOLE_ROW_MAX", 8192), block_m=num("BLOCK_M", 0), block_n=num("BLOCK_N", 0),
                    block_k=num("BLOCK_K", 0), num_stages=num("num_stages", 3), group_m=num("GROUP_M", 1),
                    fuse_limit=num("FUSE_LIMIT", 4),
-                   attention_block=(int(m), int(n or m)), conv_form=conv_form)
+                   attention_block=(int(m), int(n or m)), conv_form=conv_form, conv_k_order=conv_k_order)
 
 
 CURRENT: contextvars.ContextVar[Tunables] = contextvars.ContextVar("lowering_tunables", default=Tunables())

@@ -211,3 +211,31 @@ def test_pointwise_work_after_a_convolution_runs_in_its_kernel(form: str) -> Non
     code = check(spec(init, "return torch.relu(self.bn(self.conv(x)) + rest[0])",
                       "torch.randn(2, 16, 9, 11), torch.randn(2, 32, 9, 11)"), form=form)
     assert code.count("_conv_epilogue") >= 2 and "_pointwise(" not in code.split("class ModelNew")[1]
+
+
+# GEMM convolutions whose channels per group fill whole K steps (16 | channels): plain,
+# grouped, 3-d, transposed with output padding, phased with rectangular strides and groups.
+TAP_MAJOR = ["conv2d_3x3_no_bias", "conv2d_groups_gemm", "convT2d_output_padding", "convT2d_rect_stride_groups",
+             "convT2d_large_padding", "convT2d_float64"]
+
+
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+@pytest.mark.parametrize("name", TAP_MAJOR)
+def test_gemm_convolutions_walk_k_tap_by_tap(name: str, form: str) -> None:
+    """K walked tap by tap: each step reads one kernel tap's channels, so the input offsets
+    and padding bounds are computed once per step (``kt``), and the weight, reordered once
+    per call to [groups, *kernel, channels, out channels], is read in contiguous tiles. The
+    interpreter walks K whole in the same order."""
+    layer, shape = LAYERS[name]
+    dtype = ", dtype=torch.float64" if "double" in layer else ""
+    code = check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)}{dtype})"),
+                 form=form)
+    assert "kt = k0 // 16" in code, code
+    assert "tl.where(" not in code.split("kt = k0 //")[1].split("tl.dot")[0] or "float64" in name, code
+
+
+def test_the_channel_major_k_order_stays_a_search_choice() -> None:
+    layer, shape = LAYERS["convT2d_large_padding"]
+    code = check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)})"),
+                 form="gpu", tuned=Tunables(conv_k_order="channels"))
+    assert "kt = k0" not in code
