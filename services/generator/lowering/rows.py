@@ -269,6 +269,29 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
     return Kernel(k, kernel_args(k), *_launch(xn, rn, persistent, columns), outputs=outputs)
 
 
+def _accumulators(k: KernelWriter, rs: Sequence[ReductionValue], tile: str) -> list[str | welford.Lanes]:
+    """A looped accumulator of shape ``tile`` for each of ``rs`` (three for a variance)."""
+    accs: list[str | welford.Lanes] = []
+    for r in rs:
+        if r.kind == "var":
+            accs.append(welford.start(k, tile, r.acc, tl_type(r.acc)))
+            continue
+        acc = k.fresh("acc")
+        k.line(f"{acc} = tl.full({tile}, {_init(r)}, {tl_type(r.acc)})")
+        k.dtypes[acc] = r.acc
+        accs.append(acc)
+    return accs
+
+
+def _accumulate(k: KernelWriter, r: ReductionValue, acc: str | welford.Lanes, value: str) -> None:
+    """Fold a block of ``r``'s values into its accumulator where ``mask`` holds."""
+    v = k.cast(value, r.acc)
+    if isinstance(acc, welford.Lanes):
+        welford.update(k, acc, v, "mask")
+    else:
+        k.line(f"{acc} = tl.where(mask, {_combine(k, r, acc, v)}, {acc})")
+
+
 def _one_walk(k: KernelWriter, ctx: RowContext, rank: int, dims: Sequence[int], xs: Sequence[Expr],
               reductions: Sequence[ReductionValue], row_symbols: Any) -> set[int]:
     """Walks a long row once for every reduction no other one reads and that reads none
@@ -282,26 +305,13 @@ def _one_walk(k: KernelWriter, ctx: RowContext, rank: int, dims: Sequence[int], 
     shared = [r for r in reductions if not deps[id(r)] and id(r) not in read]
     if not shared or (len(shared) == 1 and shared[0].kind != "var"):
         return set()
-    rblock = "RBLOCK"
-    accs: list[str | welford.Lanes] = []
-    for r in shared:
-        if r.kind == "var":
-            accs.append(welford.start(k, f"[XBLOCK, {rblock}]", r.acc, tl_type(r.acc)))
-            continue
-        acc = k.fresh("acc")
-        k.line(f"{acc} = tl.full([XBLOCK, {rblock}], {_init(r)}, {tl_type(r.acc)})")
-        k.dtypes[acc] = r.acc
-        accs.append(acc)
+    accs = _accumulators(k, shared, "[XBLOCK, RBLOCK]")
     rn = numel([s for d, s in enumerate(ctx.shape) if d in dims])
-    with k.block(f"for roff in range(0, {rn}, {rblock}):"):
-        k.line(f"rlin = roff + tl.arange(0, {rblock})[None, :]")
+    with k.block(f"for roff in range(0, {rn}, RBLOCK):"):
+        k.line("rlin = roff + tl.arange(0, RBLOCK)[None, :]")
         rs = row_symbols()
         for r, acc in zip(shared, accs, strict=True):
-            v = k.cast(r.src.load(k, _merge(rank, dims, xs, rs), "mask"), r.acc)
-            if isinstance(acc, welford.Lanes):
-                welford.update(k, acc, v, "mask")
-            else:
-                k.line(f"{acc} = tl.where(mask, {_combine(k, r, acc, v)}, {acc})")
+            _accumulate(k, r, acc, r.src.load(k, _merge(rank, dims, xs, rs), "mask"))
     for r, acc in zip(shared, accs, strict=True):
         total = welford.merge_lanes(k, acc).q if isinstance(acc, welford.Lanes) else _block_total(k, r, acc)
         ctx.results[id(r)] = _finish(k, r, total)
@@ -428,26 +438,14 @@ def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Seq
     k.line(f"xlin = pid * {xblock} + tl.arange(0, {xblock})[:, None]")
     k.line(f"xmask = xlin < {xn}")
     xs = out_symbols(k, kept, "xlin", "x")
-    accs: list[str | welford.Lanes] = []
-    for r in rs:
-        if r.kind == "var":
-            accs.append(welford.start(k, f"[{xblock}, {rblock}]", r.acc, tl_type(r.acc)))
-            continue
-        acc = k.fresh("acc")
-        k.line(f"{acc} = tl.full([{xblock}, {rblock}], {_init(r)}, {tl_type(r.acc)})")
-        k.dtypes[acc] = r.acc
-        accs.append(acc)
+    accs = _accumulators(k, rs, f"[{xblock}, {rblock}]")
     with k.block(f"for roff in range(0, {chunk}, {rblock}):"):
         k.line(f"rlin = sid * {chunk} + roff + tl.arange(0, {rblock})[None, :]")
         k.line(f"mask = xmask & (rlin < {rn})")
         rs_syms = out_symbols(k, reduced, "rlin", "r")
         k.aliases[sympy.expand(linear([*xs, *rs_syms], [*kept, *reduced]))] = f"(xlin * {rn} + rlin)"
         for r, acc in zip(rs, accs, strict=True):
-            v = k.cast(r.src.load(k, _merge(len(shape), dims, xs, rs_syms), "mask"), r.acc)
-            if isinstance(acc, welford.Lanes):
-                welford.update(k, acc, v, "mask")
-            else:
-                k.line(f"{acc} = tl.where(mask, {_combine(k, r, acc, v)}, {acc})")
+            _accumulate(k, r, acc, r.src.load(k, _merge(len(shape), dims, xs, rs_syms), "mask"))
     for r, acc, bufs in zip(rs, accs, partials, strict=True):
         totals = list(vars(welford.merge_lanes(k, acc)).values()) if isinstance(acc, welford.Lanes) \
             else [_block_total(k, r, acc)]
