@@ -253,8 +253,13 @@ def _form(geo: ConvGeometry) -> str:
 
 def _walks_taps(geo: ConvGeometry) -> bool:
     """Whether the GEMM walks K tap by tap: several taps, and whole steps of channels (16,
-    the smallest K step) within each."""
+    the smallest K step) within each. Not a plain 1-d convolution: its tap is one division
+    per element, and its channel-major steps read overlapping windows (measured on an H100,
+    docs/measurements/2026-11-28-one-walk-variance-and-tap-major-convolutions: a 5-tap 1-d
+    convolution ran 0.79x as fast tap by tap; 2-d, 3-d and transposed ones 1.35-3.7x faster)."""
     taps = math.prod(geo.taps)
+    if len(geo.kernel) == 1 and not geo.transposed:
+        return False
     return tunables.current().conv_k_order == "taps" and taps > 1 and geo.cin_g % 16 == 0
 
 

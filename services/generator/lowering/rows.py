@@ -284,10 +284,11 @@ def _accumulators(k: KernelWriter, rs: Sequence[ReductionValue], tile: str) -> l
 
 
 def _accumulate(k: KernelWriter, r: ReductionValue, acc: str | welford.Lanes, value: str) -> None:
-    """Fold a block of ``r``'s values into its accumulator where ``mask`` holds."""
+    """Fold a block of ``r``'s values into its accumulator where ``mask`` holds (inside a
+    ``for roff in range(0, ..., RBLOCK)`` walk)."""
     v = k.cast(value, r.acc)
     if isinstance(acc, welford.Lanes):
-        welford.update(k, acc, v, "mask")
+        welford.update(k, acc, v, "mask", "roff // RBLOCK")
     else:
         k.line(f"{acc} = tl.where(mask, {_combine(k, r, acc, v)}, {acc})")
 

@@ -34,16 +34,19 @@ def start(k: KernelWriter, shape: str, acc: str, tl_acc: str) -> Lanes:
     return lanes
 
 
-def update(k: KernelWriter, lanes: Lanes, v: str, mask: str) -> None:
-    """Fold one block of values into the lanes where ``mask`` holds. Written with plain
-    assignments: the accumulators change every step, so no expression over them may be
-    shared with a later one (``KernelWriter.var`` would)."""
-    n, d = k.fresh("wcount"), k.fresh("wdelta")
-    k.line(f"{n} = tl.where({mask}, {lanes.n} + 1, {lanes.n})")
+def update(k: KernelWriter, lanes: Lanes, v: str, mask: str, step: str) -> None:
+    """Fold one block of values into the lanes where ``mask`` holds; ``step`` (code) is the
+    block's number from 0. A lane's mask holds from the first block until its row ends, so a
+    lane that takes this block's value takes its ``step + 1``-th: one reciprocal per block,
+    not a division per element. Written with plain assignments: the accumulators change every
+    step, so no expression over them may be shared with a later one (``KernelWriter.var``
+    would)."""
+    inv, d = k.fresh("wstep"), k.fresh("wdelta")
+    k.line(f"{inv} = 1.0 / ({step} + 1)")
+    k.line(f"{lanes.n} = tl.where({mask}, {lanes.n} + 1, {lanes.n})")
     k.line(f"{d} = {v} - {lanes.m}")
-    k.line(f"{lanes.m} = tl.where({mask}, {lanes.m} + {d} / tl.maximum({n}, 1), {lanes.m})")
+    k.line(f"{lanes.m} = tl.where({mask}, {lanes.m} + {d} * {inv}, {lanes.m})")
     k.line(f"{lanes.q} = tl.where({mask}, {lanes.q} + {d} * ({v} - {lanes.m}), {lanes.q})")
-    k.line(f"{lanes.n} = {n}")
 
 
 def merge_lanes(k: KernelWriter, lanes: Lanes) -> Lanes:
