@@ -331,8 +331,13 @@ def _launch(b: Builder, name: str, batch: int, m: int, n: int, kdim: int, load_a
     wide = max(x.numel, w.numel, out.numel) >= 2**31
     mul = dot_type(x.dtype, w.dtype)
     # Measured on an H100 (3x3, 7x7 stride 2, transposed 2x2 stride 2; float32): 128 x 64 x 16
-    # tiles ran 1.4-2.4x faster than 64 x 64 x 32. Tensor-core (16-bit) products keep a deeper K.
-    gpu = tuned(GemmBlocks(128, max(16, min(64, pow2(n))), 16 if mul in ("float32", "float64") else 32, 4), mul)
+    # tiles ran 1.4-2.4x faster than 64 x 64 x 32. 16-bit products (tensor cores, a deeper K):
+    # 64 x 128 x 32 ran 1.19-1.44x faster than 128 x 64 x 32 on three 16-bit convolutions
+    # (docs/measurements/2026-11-28-one-walk-variance-and-tap-major-convolutions).
+    if mul in ("float32", "float64"):
+        gpu = tuned(GemmBlocks(128, max(16, min(64, pow2(n))), 16, 4), mul)
+    else:
+        gpu = tuned(GemmBlocks(64, max(16, min(128, pow2(n))), 32, 4), mul)
     cpu = interpreter_blocks(m, n, kdim)
     if not geo.tap_major:
         return gemm(name, batch, m, n, kdim, load_a, load_b, store, [out], mul, wide, gpu, cpu)
