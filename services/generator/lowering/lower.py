@@ -491,6 +491,9 @@ class CaseLowerer:
                 continue
             if isinstance(value, Stored):
                 continue
+            base = _reshape_of(value)  # what the output's kernel will store (as _outputs does)
+            if base is not None and not isinstance(base, (Stored, ReductionValue)):
+                value = base
             found = rows.reads(value)
             fused = rows.plan(self, value, found)
             served = {id(r) for r in fused[1]} if fused is not None else set()
