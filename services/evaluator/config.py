@@ -70,6 +70,11 @@ class EvaluatorSettings(BaseSettings):
     reference_cache_entries: int = Field(
         64, ge=0, le=10_000, description="cached reference runs kept on disk"
     )
+    reference_cache_mb: int = Field(
+        16384, ge=0, le=10_000_000,
+        description="disk the cached reference runs may take together (the least recently used go "
+        "first; a run an evaluation is reading stays); they also give way before an evaluation is "
+        "refused for disk")
     # A job's reference (inputs, expected outputs, weights) is shared through the object store
     # with the pool's other workers, up to this size; larger ones each worker computes itself.
     reference_share_mb: int = Field(512, ge=0, le=1_000_000,

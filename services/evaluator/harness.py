@@ -35,6 +35,7 @@ from kevolve.specfile import SpecError, check_outline
 from . import job_baselines, static_check
 from .config import EvaluatorSettings
 from .plan import EvalJob, build_plan, device_of
+from .refcache import ReferenceCache
 from .protocol import (CANDIDATE_FILE, GO, MACHINE_MODEL_FILE, PHASE1_MARKER, PLAN_FILE, REF_META_FILE, SPEC_FILE,
                        PART_SUFFIX, STOP, TIMED_MARKER, TRIALS_MARKER, CandidateResult, EvalPlan, ReferenceResult,
                        result_file)
@@ -77,7 +78,8 @@ class Harness:
         # Where the pool's workers share reference runs (None: each worker computes its own).
         self.store = store
         self.root = settings.scratch_dir.resolve()
-        (self.root / "refcache").mkdir(parents=True, exist_ok=True)
+        self.refcache = ReferenceCache(self.root / "refcache", settings.reference_cache_entries,
+                                       settings.reference_cache_mb * 2**20)
         (self.root / "runs").mkdir(parents=True, exist_ok=True)
         (self.root / "cache").mkdir(parents=True, exist_ok=True)
         self._pools: dict[str, WarmPool] = {}
@@ -188,9 +190,11 @@ class Harness:
             cached = ReferenceResult.read(final / result_file("reference"))
             if cached is not None:
                 os.utime(final)  # recently used: kept by the cache trim
+                self.refcache.pin(key)
                 return final, cached, ""
             shared = self._fetch_shared(key, final)
             if shared is not None:
+                self.refcache.pin(key)
                 return final, shared, ""
             self._check_disk(0)  # what the reference writes is known only once it has run
             work = self.root / "refcache" / f".tmp-{uuid.uuid4().hex}"
@@ -208,8 +212,9 @@ class Harness:
                 )
                 return None, result, f"the spec's reference run failed: {why}"
             os.replace(work, final)
+            self.refcache.pin(key)
             self._share(key, final)
-            self._trim_cache()
+            self.refcache.trim()
             return final, result, ""
 
     def _check_disk(self, need_bytes: int) -> None:
@@ -218,8 +223,11 @@ class Harness:
         candidate's staged copies, can fill a GPU host's disk, and a full disk takes the
         other services down with it. The caller hears what its own run needs; how full the
         disk is (what other jobs hold) goes to this service's log only."""
-        free = shutil.disk_usage(self.root).free
         keep = self.settings.min_free_disk_mb * 2**20
+        if shutil.disk_usage(self.root).free - need_bytes >= keep:
+            return
+        self.refcache.trim(free_bytes=keep + need_bytes)  # runs no evaluation reads give way first
+        free = shutil.disk_usage(self.root).free
         if free - need_bytes >= keep:
             return
         log.warning("scratch disk short", free_mb=free // 2**20, need_mb=need_bytes // 2**20,
@@ -273,14 +281,6 @@ class Harness:
         except Exception as exc:  # noqa: BLE001 - sharing is an optimisation; the verdict never depends on it
             log.warning("could not share the reference run", error=repr(exc))
 
-    def _trim_cache(self) -> None:
-        entries = sorted(
-            (p for p in (self.root / "refcache").iterdir() if not p.name.startswith(".")),
-            key=lambda p: p.stat().st_mtime,
-        )
-        for old in entries[: max(0, len(entries) - self.settings.reference_cache_entries)]:
-            shutil.rmtree(old, ignore_errors=True)
-
     # -- one evaluation ----------------------------------------------------------------------
     def evaluate(self, job: EvalJob) -> Outcome:
         started = time.perf_counter()
@@ -313,6 +313,19 @@ class Harness:
             return None
         try:
             ref_dir, ref, error = self.reference(job, plan)
+        except DiskShort as exc:
+            state.fail("INFRA_ERROR", "infra:disk", str(exc))
+            return plan
+        try:
+            return self._judge(job, plan, state, ref_dir, ref, error)
+        finally:
+            if ref_dir is not None:
+                self.refcache.unpin(ref_dir.name)
+
+    def _judge(self, job: EvalJob, plan: EvalPlan, state: RunState, ref_dir: Path | None, ref: ReferenceResult,
+               error: str) -> EvalPlan:
+        """The candidate judged against its reference run (``ref_dir``, pinned in the cache)."""
+        try:
             if ref_dir is not None:
                 self._check_disk(_staged_bytes(plan, ref_dir))
         except DiskShort as exc:
