@@ -43,6 +43,15 @@ class EvaluatorSettings(BaseSettings):
     gpu_lock_dir: Path = Field(
         GPU_LOCK_DIR, description="where the per-GPU timing lock lives (shared with the profiler)"
     )
+    gpu_memory_mb: int = Field(
+        -1, ge=-1, le=10_000_000,
+        description="GPU memory the pool's runs on one GPU may reserve together (each reference run, "
+        "candidate and baseline run reserves what it is expected to hold, and waits while the runs in "
+        "flight leave too little); -1: 90% of the GPU's memory as nvidia-smi reports it; 0: no "
+        "reservations")
+    gpu_memory_wait_s: float = Field(
+        600.0, ge=0, le=86_400,
+        description="longest a run waits for GPU memory before it starts anyway")
     isolation: Isolation = Field(
         "required",
         description="'required': user code runs only under bubblewrap (no network, a private filesystem "

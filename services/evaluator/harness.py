@@ -34,6 +34,7 @@ from kevolve.specfile import SpecError, check_outline
 
 from . import job_baselines, static_check
 from .config import EvaluatorSettings
+from .gpu_room import GpuRoom, gpu_bytes
 from .plan import EvalJob, build_plan, device_of
 from .refcache import ReferenceCache
 from .protocol import (CANDIDATE_FILE, GO, MACHINE_MODEL_FILE, PHASE1_MARKER, PLAN_FILE, REF_META_FILE, SPEC_FILE,
@@ -80,6 +81,7 @@ class Harness:
         self.root = settings.scratch_dir.resolve()
         self.refcache = ReferenceCache(self.root / "refcache", settings.reference_cache_entries,
                                        settings.reference_cache_mb * 2**20)
+        self.gpu_room = GpuRoom(settings)
         (self.root / "runs").mkdir(parents=True, exist_ok=True)
         (self.root / "cache").mkdir(parents=True, exist_ok=True)
         self._pools: dict[str, WarmPool] = {}
@@ -201,7 +203,9 @@ class Harness:
             work.mkdir()
             plan.write(work)
             (work / SPEC_FILE).write_text(job.spec_source)
-            run = self._child(job, "reference", work, self.settings.reference_timeout_s)
+            # What a reference run holds is known only once it has run: a quarter of the budget.
+            with self.gpu_room.hold(job, lambda budget: budget // 4):
+                run = self._child(job, "reference", work, self.settings.reference_timeout_s)
             result = ReferenceResult.read(work / result_file("reference")) or ReferenceResult(status="fail")
             if not result.ok:
                 shutil.rmtree(work, ignore_errors=True)
@@ -339,9 +343,10 @@ class Harness:
         state.ref_meta = ref.cases
         notes = [n for c in ref.cases.values() for n in c.notes]
         state.check("reference", True, "; ".join(notes) or "reference outputs computed")
-        baselines = self._job_baselines(job, plan, ref_dir, ref, state)
-        run_plan = plan if baselines is None else plan.model_copy(update={"time_baselines": False})
-        self._run_candidate(job, run_plan, ref_dir, ref, state, baselines)
+        with self.gpu_room.hold(job, lambda budget: gpu_bytes(plan, ref_dir)):
+            baselines = self._job_baselines(job, plan, ref_dir, ref, state)
+            run_plan = plan if baselines is None else plan.model_copy(update={"time_baselines": False})
+            self._run_candidate(job, run_plan, ref_dir, ref, state, baselines)
         return plan
 
     def _job_baselines(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult,
