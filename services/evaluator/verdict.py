@@ -155,10 +155,27 @@ def _case_result(case: PlanCase, errors: dict[str, float], timing: CaseTiming, v
     return cr
 
 
-def _suspicion(cases: list[evaluation_pb2.CaseResult], timings: dict[str, CaseTiming]) -> tuple[str, str]:
+def _output_bytes(meta: ReferenceCase) -> int:
+    sizes = {"float64": 8, "int64": 8, "complex64": 8, "float32": 4, "int32": 4, "float16": 2, "bfloat16": 2,
+             "int16": 2, "complex128": 16}
+    return sum(math.prod(o.shape) * sizes.get(o.dtype.removeprefix("torch."), 1) for o in meta.outputs)
+
+
+def _floor(cr: evaluation_pb2.CaseResult, floor: float, meta: ReferenceCase | None) -> float:
+    """The least time the case's bytes take: its inputs and outputs at peak bandwidth, or its
+    outputs alone where PyTorch itself beats that (a slice, a strided view, a gather reads
+    only part of its inputs: a kernel reading the same part is no cheat)."""
+    fastest = min((ms for ms in (cr.eager_ms, cr.compile_ms) if ms > 0), default=0.0)
+    if floor > 0 and 0 < fastest < floor * FLOOR_SLACK and meta is not None and meta.bytes_moved > 0:
+        return floor * min(1.0, _output_bytes(meta) / meta.bytes_moved)
+    return floor
+
+
+def _suspicion(cases: list[evaluation_pb2.CaseResult], timings: dict[str, CaseTiming],
+               ref_meta: dict[str, ReferenceCase]) -> tuple[str, str]:
     for index, cr in enumerate(cases):
         extra = timings[str(index)].extra if str(index) in timings else {}
-        floor = float(extra.get("floor_ms", 0.0))
+        floor = _floor(cr, float(extra.get("floor_ms", 0.0)), ref_meta.get(str(index)))
         gap = float(extra.get("async_gap_ms", 0.0))
         if gap > max(0.05, cr.candidate_ms):
             return "timing:async_work", (
@@ -210,7 +227,7 @@ def build_outcome(job: EvalJob, plan: EvalPlan | None, state: RunState, duration
             math.exp(sum(math.log(f) for f in fits) / len(fits)) if fits and len(fits) == len(cases) else 0.0
         )
         result.max_abs_error = max((c.max_abs_error for c in cases), default=0.0)
-        rule, why = _suspicion(cases, state.timings) if job.platform.speed != "none" else ("", "")
+        rule, why = _suspicion(cases, state.timings, state.ref_meta) if job.platform.speed != "none" else ("", "")
         result.fitness = fitness
         if rule:
             result.verdict, result.decided_by, result.reason = common_pb2.SUSPICIOUS, rule, why

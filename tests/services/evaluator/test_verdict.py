@@ -80,3 +80,32 @@ def kk(a, b, PRECISION: tl.constexpr):
     assert dot_precisions("x = 1") == [] and dot_precisions("def (") == []
     r = _outcome(HOST_BOUND, allow_tf32=True)
     assert r.tf32_allowed and r.dot_precision == ""   # the candidate source here has no tl.dot
+
+
+def _sliced(candidate_ms: float, compile_ms: float):  # type: ignore[no-untyped-def]
+    """A case whose inputs and outputs take 0.1 ms at peak bandwidth, a quarter of the bytes
+    being its outputs (a slice made contiguous reads only the part it keeps)."""
+    from services.evaluator.protocol import OutputShape, ReferenceCase
+
+    timing = CaseTiming(candidate_ms=candidate_ms, eager_ms=compile_ms * 1.2, compile_ms=compile_ms,
+                        candidate_loop_ms=candidate_ms * 1.1, eager_loop_ms=compile_ms * 1.3,
+                        compile_loop_ms=compile_ms * 1.2, extra={"floor_ms": 0.1})
+    meta = ReferenceCase(bytes_moved=400 * 2**20, outputs=[OutputShape(shape=[25 * 2**20], dtype="torch.float32")])
+    ejob = EvalJob(spec_source=SPEC.read_text(), candidate_source="", platform=get_platform(REPO_ROOT / "kb", "cuda"),
+                   seed=7)
+    plan = build_plan(ejob, check_outline(ejob.spec_source))
+    state = RunState(timings={str(c.index): timing for c in plan.cases},
+                     ref_meta={str(c.index): meta for c in plan.cases})
+    return build_outcome(ejob, plan, state, 1.0).result
+
+
+def test_a_floor_pytorch_itself_beats_falls_back_to_the_outputs_bytes() -> None:
+    # torch.compile at 0.05 ms runs below the 0.1 ms its inputs and outputs would take: the
+    # spec reads only part of its inputs, so a kernel as fast is no cheat. The outputs'
+    # 0.025 ms still bounds it.
+    assert _sliced(candidate_ms=0.045, compile_ms=0.05).verdict == common_pb2.PASSED
+    r = _sliced(candidate_ms=0.01, compile_ms=0.05)
+    assert r.verdict == common_pb2.SUSPICIOUS and r.decided_by == "timing:below_physical_floor"
+    # Where PyTorch needs the whole floor, a kernel below it is suspicious as before.
+    r = _sliced(candidate_ms=0.08, compile_ms=0.12)
+    assert r.verdict == common_pb2.SUSPICIOUS and r.decided_by == "timing:below_physical_floor"
