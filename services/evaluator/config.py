@@ -73,9 +73,10 @@ class EvaluatorSettings(BaseSettings):
         description="space the scratch disk keeps free: a reference run or a candidate's staged inputs "
                     "that would leave less fail as INFRA_ERROR (infra:disk) instead of filling the disk")
     max_file_mb: int = Field(
-        2048, ge=64, le=1_048_576,
+        4096, ge=64, le=1_048_576,
         description="largest file a sandboxed run may write: a reference whose input or output set of one "
-                    "trial weighs more fails, naming the set and this setting")
+                    "trial weighs more fails, naming the set and this setting (4 GiB: a decode step's "
+                    "2 GiB key/value cache is one set; disk as a whole is kept by min_free_disk_mb)")
     reference_cache_entries: int = Field(
         64, ge=0, le=10_000, description="cached reference runs kept on disk"
     )
