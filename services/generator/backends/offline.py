@@ -22,7 +22,7 @@ import structlog
 
 from kevolve.exec import sandbox
 from kevolve.specfile import SpecError, check_outline
-from kevolve.v1 import work_pb2
+from kevolve.v1 import common_pb2, work_pb2
 from services.generator.backends.base import Generation
 from services.generator.backends.distinct import (
     GENERAL_RENDER_BUDGET_S, MAX_GENERAL_RENDERS, MAX_TEMPLATE_RENDERS, pick_new_code)
@@ -95,6 +95,19 @@ class TraceWorker:
 
     async def close(self) -> None:
         """Nothing stays running between traces."""
+
+
+def refused_templates(request: work_pb2.GenerateRequest, templates: list[Template]) -> dict[str, str]:
+    """The templates whose candidate in this job failed at run time with the template's own
+    refusal (``ValueError: <template>: ...``, as a template's wrapper raises for operands it
+    cannot take), with that reason."""
+    expand = request.expand
+    refused: dict[str, str] = {}
+    for node in [expand.parent, *expand.ancestors, *expand.siblings, *expand.elites]:
+        name = node.tunables.get("template", "")
+        if node.verdict == common_pb2.RUNTIME_ERROR and name and f"ValueError: {name}: " in node.summary:
+            refused[name] = node.summary[node.summary.index(f"{name}: "):][:300]
+    return {t.name: refused[t.name] for t in templates if t.name in refused}
 
 
 def traced_op_names(traced: dict[str, Any]) -> list[str]:
@@ -179,7 +192,10 @@ class OfflineBackend:
             parts = spec_parts(spec_source)
         except (Unsupported, SyntaxError) as exc:
             return await self._general_program(request, spec_source, str(exc))
-        failed: dict[str, str] = {}  # template name -> why it cannot serve this spec
+        # A template that refused this spec's operands in an earlier candidate of the job
+        # (its own ValueError, naming itself: a TMA load of rows not 16-byte aligned) would
+        # refuse them again, whatever its tunables.
+        failed: dict[str, str] = refused_templates(request, templates)  # name -> why it cannot serve
 
         async def render(template: Template, tunables: dict[str, str]) -> str | None:
             try:

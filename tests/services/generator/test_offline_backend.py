@@ -208,3 +208,50 @@ def test_malformed_template_is_named(tmp_path: Path) -> None:
     (tmp_path / "bad.py.j2").write_text("x")
     with pytest.raises(TemplateError, match="bad.toml: every tunable needs at least one value"):
         load_templates(tmp_path)
+
+
+LINEAR_GELU = '''
+import torch
+import torch.nn as nn
+
+batch, d_in, d_out = 256, 64, 128
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(d_in, d_out)
+
+    def forward(self, x):
+        return torch.nn.functional.gelu(self.fc(x))
+
+def get_inputs():
+    return [torch.randn(batch, d_in)]
+
+def get_init_inputs():
+    return []
+'''
+
+
+async def test_a_template_that_refused_the_operands_is_not_proposed_again(backend: OfflineBackend) -> None:
+    """A template whose candidate failed with its own refusal (``ValueError: <template>: ...``:
+    a TMA load of rows that are not 16-byte aligned) would refuse again with any tunables:
+    the job's later expansions pass it over."""
+    async def templates_proposed(refusal: bool) -> set[str]:
+        seen: set[str] = set()
+        for seed in range(12):
+            request = _request(seed=seed, category="slow", bottleneck="compute_bound",
+                               mode=common_pb2.FRESH_START)
+            if refusal:
+                request.expand.siblings.add(
+                    node_id="s", verdict=common_pb2.RUNTIME_ERROR, tunables={"template": "matmul_tma"},
+                    summary="RUNTIME_ERROR fitness=0.000 [runtime:exception] screen on cpu: ValueError: matmul_tma: "
+                            "A of shape (256, 63), strides (63, 1) and dtype torch.float32 has no unit-stride ...")
+            request.expand.pending_siblings = seed % 3
+            gen = await backend.generate(request, "", LINEAR_GELU, None)
+            assert gen.code, gen.error
+            seen.add(gen.tunables["template"])
+        return seen
+
+    assert "matmul_tma" in await templates_proposed(refusal=False)
+    refused = await templates_proposed(refusal=True)
+    assert refused and "matmul_tma" not in refused
