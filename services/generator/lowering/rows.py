@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -294,7 +294,7 @@ def _accumulate(k: KernelWriter, r: ReductionValue, acc: str | welford.Lanes, va
 
 
 def _one_walk(k: KernelWriter, ctx: RowContext, rank: int, dims: Sequence[int], xs: Sequence[Expr],
-              reductions: Sequence[ReductionValue], row_symbols: Any) -> set[int]:
+              reductions: Sequence[ReductionValue], row_symbols: Callable[[], list[Expr]]) -> set[int]:
     """Walks a long row once for every reduction no other one reads and that reads none
     (a norm's variance and mean, a loss's sum and count), a variance by ``welford``; returns
     the ids of those it computed. A single reduction other than a variance keeps its own
