@@ -8,7 +8,8 @@
 # (bench/suite/measure_baselines.py). The report is rewritten as each spec ends.
 # Defaults: budget 5 candidates per spec, 400 s of wall clock per job, 12 jobs at once: the
 # settings bench/results/suite_cuda_h100 was measured with (its header lists them).
-# SUITE=bench/corpus/ci_slice.txt (a folder or a .txt list) runs other specs; STEM names the report.
+# SUITE=bench/corpus/gpu_sample.txt (a folder or a .txt list) runs other specs, its report named
+# after it (gpu_sample_cuda_<gpu>) unless STEM names it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUDGET=${1:-5}; WALL=${2:-400}; JOBS=${3:-12}; shift 3 2>/dev/null || shift $#
@@ -17,6 +18,8 @@ OUT=${OUT:-bench/results}; mkdir -p "$OUT"
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 SLUG=$(printf '%s' "$GPU" | "$PY" -c "import re, sys; print(re.sub(r'[^a-z0-9]+', '_', sys.stdin.read().lower()).strip('_'))")
 TAG=$(printf '%s' "$GPU" | "$PY" -c "import re, sys; m = re.search(r'\b([A-Z]\d{2,4}[A-Z]?)\b', sys.stdin.read()); print(m.group(1).lower() if m else 'gpu')")
+SUITE=${SUITE:-bench/suite}
+STEM=${STEM:-$( [ "$SUITE" = bench/suite ] && echo "suite_cuda_$TAG" || echo "$(basename "${SUITE%.txt}")_cuda_$TAG" )}
 BASELINES=()
 [ -f "bench/results/suite_baselines_$SLUG.json" ] && BASELINES=(--baselines "bench/results/suite_baselines_$SLUG.json")
 "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'on', torch.cuda.get_device_name())"
@@ -40,10 +43,10 @@ UP=$!
 for _ in $(seq 1 120); do [ -f "$RUN/state.json" ] && break; sleep 0.5; done
 LIMIT=()
 [ -n "${BENCH_LIMIT_S:-}" ] && LIMIT=(timeout "$BENCH_LIMIT_S")  # stop the runner after this long
-${LIMIT[@]+"${LIMIT[@]}"} "$PY" -m kevolve.client.main bench "${SUITE:-bench/suite}" --platform cuda --budget "$BUDGET" \
-  --wall-clock-s "$WALL" --parallel-jobs "$JOBS" --out "$OUT" --stem "${STEM:-suite_cuda_$TAG}" --run-dir "$RUN" \
+${LIMIT[@]+"${LIMIT[@]}"} "$PY" -m kevolve.client.main bench "$SUITE" --platform cuda --budget "$BUDGET" \
+  --wall-clock-s "$WALL" --parallel-jobs "$JOBS" --out "$OUT" --stem "$STEM" --run-dir "$RUN" \
   ${BASELINES[@]+"${BASELINES[@]}"} "$@" 2>&1 | tee "$RUN.bench.log"
 kill -TERM $UP; wait $UP
 # Every evaluation report (phases, timings, environment) and the services' logs, for the record.
 tar czf "$RUN.logs.tgz" -C "$RUN" logs objects/reports 2>/dev/null
-echo "report: $OUT/${STEM:-suite_cuda_$TAG}.md; evaluation reports and logs: $RUN.logs.tgz"
+echo "report: $OUT/$STEM.md; evaluation reports and logs: $RUN.logs.tgz"
