@@ -10,7 +10,7 @@ than the whole budget runs alone.
 The ledger is a directory of reservation files, one per run, each ``flock``-ed by the process
 that made it for as long as the reservation lasts. The kernel drops a dead holder's lock,
 so a crashed worker's reservation is recognised and removed by the next process that looks.
-A directory-wide lock makes the count-and-add step atomic.
+A lock on the ledger (``GpuLock``'s flock) makes the count-and-add step atomic.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 from typing import IO
 
-from kevolve.exec.gpulock import DEFAULT_DIR, device_key
+from kevolve.exec.gpulock import DEFAULT_DIR, GpuLock, device_key
 
 
 class GpuMemory:
@@ -55,8 +55,9 @@ class GpuMemory:
             time.sleep(self.poll_s)
 
     # -- the ledger -------------------------------------------------------------------------
-    def _ledger(self) -> _DirLock:
-        return _DirLock(self.dir / ".ledger.lock")
+    def _ledger(self) -> GpuLock:
+        """The lock that makes counting and adding one step (a GpuLock on the ledger itself)."""
+        return GpuLock(self.dir, key="ledger")
 
     def _live(self) -> dict[Path, int]:
         """The reservations whose holders are alive (their files still locked)."""
@@ -106,18 +107,3 @@ class Reservation:
     def __exit__(self, *exc: object) -> None:
         self.release()
 
-
-class _DirLock:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fh: IO[bytes] | None = None
-
-    def __enter__(self) -> None:
-        self._fh = self.path.open("ab")
-        fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX)
-
-    def __exit__(self, *exc: object) -> None:
-        assert self._fh is not None
-        fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
-        self._fh.close()
-        self._fh = None

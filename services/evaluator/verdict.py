@@ -10,6 +10,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
+
 from kevolve.reports import (LOG_CHARS, CaseTiming, Check, EvaluationPlanSummary, EvaluationReport, KernelLaunches,
                              Mismatch, PlannedCase)
 from kevolve.v1 import common_pb2, evaluation_pb2
@@ -156,9 +158,11 @@ def _case_result(case: PlanCase, errors: dict[str, float], timing: CaseTiming, v
 
 
 def _output_bytes(meta: ReferenceCase) -> int:
-    sizes = {"float64": 8, "int64": 8, "complex64": 8, "float32": 4, "int32": 4, "float16": 2, "bfloat16": 2,
-             "int16": 2, "complex128": 16}
-    return sum(math.prod(o.shape) * sizes.get(o.dtype.removeprefix("torch."), 1) for o in meta.outputs)
+    def itemsize(name: str) -> int:
+        dtype = getattr(torch, name.removeprefix("torch."), None)
+        return dtype.itemsize if isinstance(dtype, torch.dtype) else 1
+
+    return sum(math.prod(o.shape) * itemsize(o.dtype) for o in meta.outputs)
 
 
 def _floor(cr: evaluation_pb2.CaseResult, floor: float, meta: ReferenceCase | None) -> float:

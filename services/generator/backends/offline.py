@@ -32,7 +32,7 @@ from services.generator.offline.lower import Program, lower
 from services.generator.offline.ops import Unsupported
 from services.generator.offline.specparts import spec_parts
 from services.generator.offline.templates import Template, load_templates
-from services.generator.offline.tuning import preferences
+from services.generator.offline.tuning import known_nodes, preferences
 from services.generator.tracer import RESULT_FILE as TRACE_RESULT_FILE
 from services.generator.tracer import TraceResult
 
@@ -101,9 +101,8 @@ def refused_templates(request: work_pb2.GenerateRequest, templates: list[Templat
     """The templates whose candidate in this job failed at run time with the template's own
     refusal (``ValueError: <template>: ...``, as a template's wrapper raises for operands it
     cannot take), with that reason."""
-    expand = request.expand
     refused: dict[str, str] = {}
-    for node in [expand.parent, *expand.ancestors, *expand.siblings, *expand.elites]:
+    for node in known_nodes(request):
         name = node.tunables.get("template", "")
         if node.verdict == common_pb2.RUNTIME_ERROR and name and f"ValueError: {name}: " in node.summary:
             refused[name] = node.summary[node.summary.index(f"{name}: "):][:300]

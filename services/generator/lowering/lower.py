@@ -115,22 +115,15 @@ class CaseLowerer:
         return self._metas.get(ref["ref"])
 
     def reads_output(self, name: str, item: int) -> bool:
-        """Whether anything reads output ``item`` of the multi-output node ``name`` (through a
-        ``getitem``, an item reference, or the whole result)."""
-        def uses(value: Any, node: Node | None) -> bool:
-            if isinstance(value, list):
-                if (node is not None and node.target == "getitem" and len(value) == 2
-                        and value[0] == {"ref": name}):
-                    return value[1] == item
-                return any(uses(v, None) for v in value)
-            if isinstance(value, dict):
-                if value.get("ref") == name:
-                    return value.get("item", item) == item
-                return any(uses(v, None) for v in value.values())
-            return False
-
-        return (any(uses(node.args, node) or uses(node.kwargs, None) for node in self.case.nodes)
-                or uses(self.case.outputs, None))
+        """Whether anything reads output ``item`` of the multi-output node ``name``: a
+        ``getitem`` of it, or any other use of the node (taken as reading every output)."""
+        if name in self.graph_outputs:
+            return True
+        for reader in self.readers.get(name, []):
+            node = self.nodes[reader]
+            if node.target != "getitem" or node.args[1:2] == [item]:
+                return True
+        return False
 
     def new_buffer(self, shape: tuple[int, ...], dtype: str, hint: str = "") -> Buffer:
         buf = Buffer(f"buf{next(self._names)}", tuple(int(s) for s in shape), dtype)
@@ -177,15 +170,20 @@ class CaseLowerer:
             return self.realize(value, "shared")
         return ops_pointwise.widened(self.realize(narrow, "shared"))
 
+    def _row_plan(self, value: Value) -> tuple[tuple[list[int], list[ReductionValue]] | None, list[ReductionValue]]:
+        """The dims and reductions ``value``'s own row program computes (``rows.plan``; None
+        when it is no row program), and the reductions it reads that are computed elsewhere."""
+        found = rows.reads(value)
+        fused = rows.plan(self, value, found)
+        served = {id(r) for r in fused[1]} if fused is not None else set()
+        return fused, [r for r, _ in found if id(r) not in served]
+
     def fill(self, buffer: Buffer, value: Value) -> None:
         if buffer.numel == 0:
             return
-        found = rows.reads(value)
-        fused = rows.plan(self, value, found)
+        fused, others = self._row_plan(value)
         # Reductions the value reads that its own kernel does not compute: those over the same
         # rows of one shape are computed together, in one walk.
-        served = {id(r) for r in fused[1]} if fused is not None else set()
-        others = [r for r, _ in found if id(r) not in served]
         if len(others) > 1:
             rows.realize_together(self, others)
         if fused is not None:
@@ -494,10 +492,7 @@ class CaseLowerer:
             base = _reshape_of(value)  # what the output's kernel will store (as _outputs does)
             if base is not None and not isinstance(base, (Stored, ReductionValue)):
                 value = base
-            found = rows.reads(value)
-            fused = rows.plan(self, value, found)
-            served = {id(r) for r in fused[1]} if fused is not None else set()
-            pending += [r for r, _ in found if id(r) not in served]
+            pending += self._row_plan(value)[1]
         if len(pending) > 1:
             rows.realize_together(self, pending)
 

@@ -41,10 +41,14 @@ def _key(tunables: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, v) for k, v in tunables.items() if k != "model"))
 
 
-def tried_sets(request: work_pb2.GenerateRequest) -> set[tuple[tuple[str, str], ...]]:
+def known_nodes(request: work_pb2.GenerateRequest) -> list[common_pb2.NodeSummary]:
+    """The job's candidates the request tells of: parent, ancestors, siblings, elites."""
     expand = request.expand
-    nodes: list[common_pb2.NodeSummary] = [expand.parent, *expand.ancestors, *expand.siblings, *expand.elites]
-    return {_key(dict(n.tunables)) for n in nodes if n.tunables}
+    return [expand.parent, *expand.ancestors, *expand.siblings, *expand.elites]
+
+
+def tried_sets(request: work_pb2.GenerateRequest) -> set[tuple[tuple[str, str], ...]]:
+    return {_key(dict(n.tunables)) for n in known_nodes(request) if n.tunables}
 
 
 def _num(value: str) -> float | None:
