@@ -12,7 +12,9 @@ import io
 import os
 import re
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
 from typing import ParamSpec, Protocol, TypeVar
@@ -21,6 +23,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 import certifi
 import urllib3
 from minio import Minio
+from minio.deleteobjects import DeleteObject
 from minio.error import S3Error
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, stop_after_delay, wait_exponential
 
@@ -48,11 +51,43 @@ def check_key(key: str) -> str:
     return key
 
 
+@dataclass(frozen=True)
+class StoredObject:
+    """One object under a prefix, as a listing gives it: what pruning decides on."""
+
+    key: str
+    size: int
+    modified: float  # seconds since the epoch of its last write
+
+
+def doomed(objects: Iterable[StoredObject], keep_s: float, keep_bytes: int, now: float) -> list[str]:
+    """The keys a prune removes: every object written more than ``keep_s`` ago, then the
+    oldest of the rest until they hold at most ``keep_bytes`` together."""
+    fresh: list[StoredObject] = []
+    old: list[str] = []
+    for obj in objects:
+        (old.append(obj.key) if now - obj.modified > keep_s else fresh.append(obj))
+    total = sum(obj.size for obj in fresh)
+    for obj in sorted(fresh, key=lambda o: o.modified):
+        if total <= keep_bytes:
+            break
+        old.append(obj.key)
+        total -= obj.size
+    return old
+
+
+def check_prefix(prefix: str) -> str:
+    """A prefix is a key's folders: the same rules, so a prune stays inside the store."""
+    check_key(f"{prefix}/x")
+    return prefix
+
+
 class ObjectStore(Protocol):
     def put(self, data: bytes, prefix: str, suffix: str = "") -> str: ...
     def put_at(self, key: str, data: bytes) -> str: ...
     def get(self, key: str) -> bytes: ...
     def exists(self, key: str) -> bool: ...
+    def prune(self, prefix: str, keep_s: float, keep_bytes: int) -> int: ...
 
 
 class LocalStore:
@@ -88,6 +123,28 @@ class LocalStore:
 
     def exists(self, key: str) -> bool:
         return (self.root / check_key(key)).exists()
+
+    def prune(self, prefix: str, keep_s: float, keep_bytes: int) -> int:
+        """Remove what :func:`doomed` picks under ``prefix`` (a cache's, never the
+        content-addressed records); returns how many went. Objects another writer removes
+        meanwhile are skipped."""
+        base = self.root / check_prefix(prefix)
+        objects = []
+        for path in base.rglob("*"):
+            if path.is_file() and not path.name.startswith(".tmp-"):
+                try:
+                    st = path.stat()
+                except FileNotFoundError:
+                    continue
+                objects.append(StoredObject(str(path.relative_to(self.root)), st.st_size, st.st_mtime))
+        removed = 0
+        for key in doomed(objects, keep_s, keep_bytes, time.time()):
+            try:
+                (self.root / key).unlink()
+                removed += 1
+            except FileNotFoundError:
+                pass
+        return removed
 
 
 # Network failures surface from minio as urllib3 errors (MaxRetryError, ProtocolError...),
@@ -176,6 +233,23 @@ class S3Store:
                 return False
             raise
         return True
+
+    @_transient
+    def prune(self, prefix: str, keep_s: float, keep_bytes: int) -> int:
+        """Remove what :func:`doomed` picks under ``prefix``, in batched deletes; returns how
+        many went (a key already gone counts as gone)."""
+        listed = self.client.list_objects(self.bucket, prefix=f"{check_prefix(prefix)}/", recursive=True)
+        objects = [StoredObject(o.object_name, o.size or 0, o.last_modified.timestamp() if o.last_modified else 0.0)
+                   for o in listed if o.object_name and not o.is_dir]
+        keys = doomed(objects, keep_s, keep_bytes, time.time())
+        if not keys:
+            return 0
+        errors = list(self.client.remove_objects(self.bucket, (DeleteObject(k) for k in keys)))
+        failed = [e for e in errors if e.code not in {"NoSuchKey", "NoSuchObject"}]
+        if failed:
+            raise RuntimeError(f"object store {self.where} refused to delete {failed[0].name!r}: "
+                               f"{failed[0].code} {failed[0].message}")
+        return len(keys)
 
 
 def open_store(settings: CommonSettings) -> ObjectStore:

@@ -89,6 +89,16 @@ class EvaluatorSettings(BaseSettings):
     # with the pool's other workers, up to this size; larger ones each worker computes itself.
     reference_share_mb: int = Field(512, ge=0, le=1_000_000,
                                     description="largest reference run shared through the object store (0 = none)")
+    # The shared runs are a cache in the store (refcache/), not records: a worker that shares
+    # one prunes them, at most once per reference_share_prune_s, to this age and this size.
+    reference_share_keep_s: float = Field(
+        21_600.0, ge=0, le=30 * 86_400,
+        description="shared reference runs written longer ago than this are removed from the object store")
+    reference_share_total_mb: int = Field(
+        65_536, ge=0, le=100_000_000,
+        description="shared reference runs in the object store together (the oldest go first)")
+    reference_share_prune_s: float = Field(
+        300.0, ge=0, le=86_400, description="least time between two prunes of the shared reference runs by one worker")
     job_baselines_max_age_s: float = Field(
         600.0, ge=0, le=86_400,
         description="a measuring pool times a job's eager and torch.compile baselines once (in a process "

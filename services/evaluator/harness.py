@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
 import shutil
 import sys
@@ -86,6 +87,7 @@ class Harness:
         (self.root / "cache").mkdir(parents=True, exist_ok=True)
         self._pools: dict[str, WarmPool] = {}
         self._pools_lock = threading.Lock()
+        self._pruned_at = -math.inf  # when this worker last pruned the shared reference runs
         self.baselines = job_baselines.JobBaselines(
             self._runs, lambda *args: self._child(*args), settings.gpu_lock_dir, settings.reference_timeout_s,
             settings.job_baselines_max_age_s,
@@ -284,6 +286,23 @@ class Harness:
             self.store.put_at(self._shared_key(key), buffer.getvalue())
         except Exception as exc:  # noqa: BLE001 - sharing is an optimisation; the verdict never depends on it
             log.warning("could not share the reference run", error=repr(exc))
+        self._prune_shared()
+
+    def _prune_shared(self) -> None:
+        """Keep the store's shared reference runs to their age and size (settings above): a
+        worker whose run is gone computes its own, so pruning never changes a verdict."""
+        now = time.monotonic()
+        if self.store is None or now - self._pruned_at < self.settings.reference_share_prune_s:
+            return
+        self._pruned_at = now
+        try:
+            removed = self.store.prune("refcache", self.settings.reference_share_keep_s,
+                                       self.settings.reference_share_total_mb * 2**20)
+        except Exception as exc:  # noqa: BLE001 - a store that cannot prune still serves
+            log.warning("could not prune the shared reference runs", error=repr(exc))
+            return
+        if removed:
+            log.info("shared reference runs pruned", removed=removed)
 
     # -- one evaluation ----------------------------------------------------------------------
     def evaluate(self, job: EvalJob) -> Outcome:

@@ -173,3 +173,32 @@ def test_a_named_object_is_found_again_by_its_name_and_replaced(any_store: Objec
     assert any_store.get("refcache/abc.tar") == b"second"
     with pytest.raises(ValueError):
         any_store.put_at("../escape", b"x")
+
+
+def test_prune_keeps_a_cache_prefix_within_its_bytes_newest_first(any_store: ObjectStore) -> None:
+    """Shared reference runs are a cache: past its byte budget the oldest go, and nothing
+    outside the pruned prefix (kernels, reports) is touched."""
+    kernel = any_store.put(b"kernel source", "kernels", ".py")
+    for name in ("a", "b", "c"):
+        any_store.put_at(f"refcache/{name}.tar", bytes(100))
+        time.sleep(1.1)  # S3 keeps write times to the second
+    assert any_store.prune("refcache", keep_s=3600, keep_bytes=250) == 1
+    assert not any_store.exists("refcache/a.tar")
+    assert any_store.exists("refcache/b.tar") and any_store.exists("refcache/c.tar")
+    assert any_store.prune("refcache", keep_s=3600, keep_bytes=250) == 0
+    assert any_store.get(kernel) == b"kernel source"
+
+
+def test_prune_removes_what_outlived_its_age(any_store: ObjectStore) -> None:
+    any_store.put_at("refcache/old.tar", b"x")
+    any_store.put_at("refcache/deep/other.tar", b"y")
+    time.sleep(1.1)
+    assert any_store.prune("refcache", keep_s=0, keep_bytes=2**40) == 2
+    assert _object_count(any_store, "refcache") == 0
+    assert any_store.prune("refcache", keep_s=0, keep_bytes=2**40) == 0  # nothing left, no error
+
+
+@pytest.mark.parametrize("prefix", ["", "../up", "/abs", "refcache/../.."])
+def test_prune_refuses_a_prefix_that_leaves_the_store(any_store: ObjectStore, prefix: str) -> None:
+    with pytest.raises(ValueError):
+        any_store.prune(prefix, keep_s=0, keep_bytes=0)

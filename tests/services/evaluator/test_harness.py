@@ -3,6 +3,8 @@ comparison rules."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -442,3 +444,22 @@ def test_a_reference_set_larger_than_the_file_limit_fails_naming_the_set_and_the
     reason = out.result.reason
     assert "the spec's reference run failed" in reason, reason
     assert "the inputs of" in reason and "weigh 0.07 GiB" in reason and "KEVOLVE_EVALUATOR_MAX_FILE_MB" in reason
+
+
+def test_shared_reference_runs_are_pruned_to_their_budget_when_a_worker_shares(tmp_path: Path) -> None:
+    """The store's shared runs are a cache: a worker that shares a run removes the runs past
+    the store's age and size settings, and a worker whose run was pruned computes its own."""
+    from kevolve.objstore import LocalStore
+
+    store = LocalStore(tmp_path / "objects")
+    stale = store.put_at("refcache/stale.tar", bytes(64))
+    os.utime(store.root / stale, (time.time() - 7200, time.time() - 7200))
+    worker = Harness(EvaluatorSettings(platform="cpu", scratch_dir=tmp_path / "w", timeout_s=90, memory_mb=4096,
+                                       warm_pool=False, reference_share_keep_s=3600), REPO_ROOT / "kb", store)
+    try:
+        job = cpu_job(SPECS / "add_relu_small.py", GOOD / "add_relu.py")
+        assert worker.evaluate(job).result.verdict == common_pb2.PASSED
+    finally:
+        worker.close()
+    left = [p.name for p in (store.root / "refcache").iterdir()]
+    assert "stale.tar" not in left and len(left) == 1  # this job's run stays
