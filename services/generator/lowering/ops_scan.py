@@ -177,9 +177,13 @@ KINDS: dict[str, ScanKind] = {
 }
 
 
-def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs: list[Buffer]) -> Kernel:
+def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs: list[Buffer],
+                sequential: str = "") -> Kernel:
     """``outs[0][..., i, ...] = scan(src[..., :i+1, ...])`` along ``dim`` (and the index of
-    the running extreme in ``outs[1]`` for cummax/cummin), computed in type ``acc``."""
+    the running extreme in ``outs[1]`` for cummax/cummin), computed in type ``acc``.
+    ``sequential`` (a dtype): one element per step, each running value rounded to that type,
+    the order and rounding of PyTorch's GPU scan along an outer dimension (see
+    :func:`cumulative`)."""
     k = KernelWriter(name)
     shape = list(src.shape)
     n = shape[dim]
@@ -208,7 +212,10 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
         v = k.cast(src.load(k, idx, "mask"), acc)
         # Lanes past the row's end hold the identity, so the chunk's last column is the carry.
         values = [k.var(f"tl.where(mask, {v}, {ident})", acc)]
-        scanned = kind.combine(k, carry, kind.chunk(k, values, acc, rb), acc)
+        if sequential:
+            scanned = [k.cast(k.cast(var, sequential), acc) for var in kind.combine(k, carry, values, acc)]
+        else:
+            scanned = kind.combine(k, carry, kind.chunk(k, values, acc, rb), acc)
         offset = linear(idx, shape)
         for out, var in zip(outs, scanned, strict=True):
             k.store(out, offset, var, "mask")
@@ -216,8 +223,23 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
             # The last column, picked by a sum over one non-zero lane (exact, NaN kept).
             k.line(f"{c} = tl.sum(tl.where({last}, {var}, 0), 1)[:, None]")
     # A scan along a dim before a kept one reads whole runs of neighbouring columns per chunk.
-    launch = _triangle_launch(xn, n) if kind.triangle else reduction_launch(xn, n, run_after(shape, [dim]))
+    if sequential:
+        launch = _sequential_launch(xn), reduction_launch(xn, n, run_after(shape, [dim]))[1]
+    elif kind.triangle:
+        launch = _triangle_launch(xn, n)
+    else:
+        launch = reduction_launch(xn, n, run_after(shape, [dim]))
     return Kernel(k, kernel_args(k), *launch, outputs=list(outs))
+
+
+def _sequential_launch(xn: int) -> LaunchShape:
+    """One element of each of up to 256 neighbouring columns per step (at least 32, a
+    128-byte run of float32, while that leaves under 1024 programs): the steps' loads do not
+    depend on the carry, so the loop pipelines them."""
+    gx = max(1, min(pow2(xn), 256))
+    while gx > 32 and math.ceil(xn / gx) < 1024:
+        gx //= 2
+    return LaunchShape((math.ceil(xn / gx),), {"XBLOCK": gx, "RBLOCK": 1}, max(1, min(4, gx // 32)))
 
 
 def _triangle_launch(xn: int, n: int) -> tuple[LaunchShape, LaunchShape]:
@@ -261,7 +283,17 @@ def cumulative(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
     # float32 sums and products run in float64, as PyTorch accumulates them on the CPU: a
     # long float32 scan would otherwise drift past the comparison's tolerance.
     acc = "float64" if dtype == "float32" and name != "logcumsumexp" else _scan_dtype(dtype)
-    b.emit(scan_kernel(b.kernel_name(name), src, dim, KINDS[name], acc, [out]))
+    kernel = scan_kernel(b.kernel_name(name), src, dim, KINDS[name], acc, [out])
+    if name != "logcumsumexp" and dtype in FLOATS and dtype != "float64" and dim != len(src.shape) - 1:
+        # Along an outer dimension PyTorch's GPU scan walks each column one element at a time
+        # in the tensor's own type (ScanUtils.cuh, tensor_kernel_scan_outer_dim): the GPU form
+        # does exactly that, so its result is PyTorch's to the bit, where an exact sum would
+        # differ from PyTorch's by PyTorch's own rounding (over 1e-4 on long float32 scans).
+        # The interpreter keeps the exact form: PyTorch's CPU scan accumulates widely.
+        gpu = scan_kernel(b.kernel_name(name), src, dim, KINDS[name], "float32", [out], sequential=dtype)
+        gpu.interpreter, gpu.cpu = kernel.writer, kernel.cpu
+        kernel = gpu
+    b.emit(kernel)
     return _shaped(Stored(out), shape)
 
 

@@ -7,7 +7,8 @@ default sort, topk and kthvalue order ties as their algorithms happen to).
 from __future__ import annotations
 
 import pytest
-from lowering_check import check
+import torch
+from lowering_check import GPU_TEST, _load, check, generate
 
 HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
@@ -62,6 +63,35 @@ x, t = xs
 return torch.cumsum(x, 1), torch.cumsum(t, 0), *torch.cummax(t, 1), torch.logcumsumexp(x, 1)
 """
     check(spec(forward, "torch.rand(2, 10000), torch.randint(-50, 50, (2, 10000))"))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_a_scan_along_an_outer_dim_gives_pytorchs_gpu_result_to_the_bit(dtype: str) -> None:
+    """Along an outer dim PyTorch's GPU scan adds one element at a time in the tensor's own
+    type: the GPU form does the same, so a long float32 scan (where the exact sum and
+    PyTorch's differ by more than the comparison's 1e-4) is equal, not close. The
+    interpreter's form stays close to PyTorch's CPU result (accumulated in float64)."""
+    source = spec("return xs[0].cumsum(0), torch.cumprod(xs[1], 1)",
+                  f"torch.randn(700, 3, 40, dtype=torch.{dtype}), 1 + torch.rand(4, 900, 5, dtype=torch.{dtype}) / 64")
+    code = generate(source)
+    x = torch.randn(700, 3, 40, dtype=getattr(torch, dtype))
+    y = 1 + torch.rand(4, 900, 5, dtype=getattr(torch, dtype)) / 64
+    run = {form: _load(code.replace(GPU_TEST, "gpu = True") if form == "gpu" else code, f"scan_{dtype}_{form}")
+           for form in ("gpu", "interpreter")}
+    sums, prods = [x[0]], [y[:, 0]]
+    for i in range(1, 700):
+        sums.append(sums[-1] + x[i])  # PyTorch's GPU order and rounding, in PyTorch's own ops
+    for j in range(1, 900):
+        prods.append(prods[-1] * y[:, j])
+    with torch.no_grad():
+        gpu_sum, gpu_prod = run["gpu"].ModelNew()(x, y)
+        cpu_sum, cpu_prod = run["interpreter"].ModelNew()(x, y)
+    assert torch.equal(gpu_sum, torch.stack(sums)) and torch.equal(gpu_prod, torch.stack(prods, 1))
+    tol = 1e-4 if dtype == "float32" else 2e-2
+    torch.testing.assert_close(cpu_sum, x.cumsum(0), atol=tol, rtol=tol)
+    torch.testing.assert_close(cpu_prod, y.cumprod(1), atol=tol, rtol=tol)
+    # An exact float32 sum is not PyTorch's GPU result: the form matters.
+    assert dtype != "float32" or not torch.equal(cpu_sum, gpu_sum)
 
 
 def test_boolean_and_integer_scans_promote_to_int64() -> None:
