@@ -400,6 +400,18 @@ def test_a_split_variance_and_the_mean_beside_it_take_one_walk(name: str, form: 
     assert code.count("tl.load(in0_ptr") == 1 or name == "layer_norm_two_long_rows", code
 
 
+@pytest.mark.parametrize(("rows", "length", "split"), [(128, 262144, True), (200, 65536, True), (64, 300000, True),
+                                                     (256, 262144, False), (128, 60000, False)])
+def test_fewer_long_rows_than_two_per_multiprocessor_are_split(rows: int, length: int, split: bool) -> None:
+    """Up to 255 rows of 65536 elements or more: each row is cut in slices reduced by programs
+    of their own (about 1024 programs in all), as one program a row leaves a GPU's
+    multiprocessors too few loads in flight."""
+    from services.generator.lowering.rows import split_count
+
+    slices = split_count(rows, length)
+    assert (slices > 1) == split and (not split or rows * slices <= 1024 + rows), slices
+
+
 @pytest.mark.parametrize("form", ["gpu", "interpreter"])
 def test_a_norm_over_rows_too_long_for_registers_walks_each_row_twice(form: str) -> None:
     """An instance norm of 128 rows of 9000 elements: one walk for each row's variance and
