@@ -75,10 +75,25 @@ def preferences(templates: list[Template], request: work_pb2.GenerateRequest
     that does not matter at this shape): the backend compares the code itself."""
     seen: set[tuple[tuple[str, str], ...]] = set()
     for t, tun in _preferences(templates, request):
+        tun = _permitted(tun, request.expand.allow_tf32)
+        if tun is None:
+            continue
         key = _key({"template": t.name, **tun})
         if key not in seen:
             seen.add(key)
             yield t, tun
+
+
+def _permitted(tunables: dict[str, str], allow_tf32: bool) -> dict[str, str] | None:
+    """A template's float32 product precision under the job's precision policy: TF32 only
+    where the job allows it (then in place of three TF32 products, which only buy float32
+    accuracy), else None for a set that asks for it."""
+    precision = tunables.get("PRECISION")
+    if precision == "tf32" and not allow_tf32:
+        return None
+    if precision == "tf32x3" and allow_tf32:
+        return {**tunables, "PRECISION": "tf32"}
+    return tunables
 
 
 def _preferences(templates: list[Template], request: work_pb2.GenerateRequest

@@ -2,6 +2,7 @@
 tunable moves that follow the diagnosis without repeating what the job already tried."""
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -127,6 +128,21 @@ def test_whole_space_is_walked_without_repeats() -> None:
         seen.append(labelled)
         parent = labelled
     assert len(seen) == size
+
+
+@pytest.mark.parametrize("allow_tf32", [False, True])
+def test_float32_products_keep_float32_accuracy_unless_the_job_allows_tf32(allow_tf32: bool) -> None:
+    """A GEMM template's first draft multiplies float32 operands as three TF32 products
+    (float32 accuracy on tensor cores); no candidate of a job that did not allow TF32 asks
+    for TF32, and a job that allows it gets TF32 in place of the three products."""
+    templates = [t for t in load_templates(REPO_ROOT / "kb" / "templates") if t.name == "matmul_epilogue"]
+    request = _request(parent={"template": "matmul_epilogue", **templates[0].defaults()}, category="slow")
+    request.expand.allow_tf32 = allow_tf32
+    precisions = [tun["PRECISION"] for _, tun in itertools.islice(preferences(templates, request), 400)]
+    assert set(precisions) == ({"tf32", "ieee"} if allow_tf32 else {"tf32x3", "ieee"})
+    first = _request()
+    first.expand.allow_tf32 = allow_tf32
+    assert choose(templates, first)[1]["PRECISION"] == ("tf32" if allow_tf32 else "tf32x3")
 
 
 async def test_parallel_expansions_of_one_parent_propose_different_kernels() -> None:
