@@ -92,6 +92,10 @@ def tile_zero(k: KernelWriter, idx: Sequence[Expr], mask: str | None) -> str:
     return k.var(code, "int32")
 
 
+# Windows of at most this many offsets (a 3x3x3 cube) are unrolled.
+UNROLL_WINDOW = 27
+
+
 def walk(k: KernelWriter, win: Window, x: Value, lead: Sequence[Expr], outs: Sequence[Expr], mask: str | None,
          visit: Callable[[str, list[Expr], str | None], None]) -> None:
     """Walks every window offset in a loop; ``visit(value, position, inside)`` receives the
@@ -101,7 +105,11 @@ def walk(k: KernelWriter, win: Window, x: Value, lead: Sequence[Expr], outs: Seq
     offset = range_symbol(f"{name}_{k.name}", win.volume)
     k.names[offset] = name
     offsets = delinearize(offset, win.counts)
-    with k.block(f"for {name} in range({win.volume}):"):
+    # A small window is unrolled: its offsets become constants (no division per offset) and
+    # its loads are independent instructions the GPU keeps in flight together, as Inductor
+    # unrolls them; a large one (an adaptive pool's whole map) stays a loop.
+    loop = "tl.static_range" if win.volume <= UNROLL_WINDOW else "range"
+    with k.block(f"for {name} in {loop}({win.volume}):"):
         pos: list[Expr] = []
         conds: list[str] = []
         for d, (o, kk) in enumerate(zip(outs, offsets, strict=True)):

@@ -158,6 +158,14 @@ def test_large_windows_reduce_as_rows(name: str) -> None:
 def test_large_windows_reaching_outside_the_input_are_walked() -> None:
     """Padding (or ragged adaptive windows) give windows of different extents: walked."""
     code = check(spec("F.max_pool2d(x, 9, stride=4, padding=4)", "torch.randn(2, 3, 21, 25)"))
-    assert "for kk" in code
+    assert "for kk" in code and "in range(81)" in code  # 81 offsets: a loop
     code = check(spec("F.adaptive_avg_pool2d(x, (3, 1))", "torch.randn(2, 3, 20, 70)"))
     assert "for kk" in code
+
+
+def test_small_windows_are_unrolled() -> None:
+    """A 3x3 window with padding and ceil mode: its nine offsets are constants of an
+    unrolled walk (independent loads in flight together), with the same results."""
+    code = check(spec("F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)",
+                      "torch.randn(2, 5, 11, 13).half()"), atol=1e-2, rtol=1e-2)
+    assert "in tl.static_range(9):" in code, code
