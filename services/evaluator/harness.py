@@ -57,9 +57,17 @@ _LOCKS_GUARD = threading.Lock()
 
 
 def _staged_bytes(plan: EvalPlan, ref_dir: Path) -> int:
-    """What a candidate's scratch receives from the reference: weights and inputs."""
-    return sum(f.stat().st_size for case in plan.cases for f in (ref_dir / "ref" / str(case.index)).iterdir()
-               if not f.name.startswith("expected_"))
+    """What a candidate's scratch holds at most: the weights and inputs it receives from the
+    reference, and two of its outputs files (each is removed once compared, while the child
+    may be saving the next)."""
+    staged, largest_output = 0, 0
+    for case in plan.cases:
+        for f in (ref_dir / "ref" / str(case.index)).iterdir():
+            if f.name.startswith("expected_"):
+                largest_output = max(largest_output, f.stat().st_size)
+            else:
+                staged += f.stat().st_size
+    return staged + 2 * largest_output
 
 
 def _give_back(gpu_lock: GpuLock | None, state: RunState) -> None:

@@ -90,6 +90,10 @@ class OutputComparer:
             res = compare(expected, got, self.atol, self.rtol, self.device)
         except torch.cuda.OutOfMemoryError:  # the GPU is full of candidates: the host compares
             res = compare(expected, got, self.atol, self.rtol)
+        # Compared: the file goes now, not with the run. Seven sets of a production-size
+        # output per candidate, a dozen candidates at once, filled a GPU host's scratch disk.
+        del got
+        self._out_file(case, i).unlink(missing_ok=True)
         if isinstance(res, Disagreement):
             check = "recheck_after_timing" if self.kind == "recheck" else res.check
             self.problem = Problem(

@@ -176,6 +176,8 @@ def _classify(exc: BaseException) -> Failure:
         return Failure("REJECTED_RUNTIME", f"runtime:{exc.rule}", exc.reason, tb)
     if isinstance(exc, TimerInfraError):  # the timer's own resources ran out: the controller retries
         return Failure("INFRA_ERROR", "infra:timer", text, tb)
+    if isinstance(exc, ScratchFull):  # a full scratch disk: retried, never the candidate's failure
+        return Failure("INFRA_ERROR", "infra:disk", str(exc), tb)
     if isinstance(exc, MemoryError) or "out of memory" in text.lower() or "can't allocate memory" in text:
         if _gpu_held_by_others(exc):  # not this process's doing: the controller tries it again
             return Failure("INFRA_ERROR", "infra:gpu_memory",
@@ -263,11 +265,27 @@ def _wait_for(work: Path, marker: str = GO) -> bool:
     return False
 
 
+class ScratchFull(OSError):
+    """This process could not write its own outputs file: the scratch disk (shared with the
+    pool's other runs) is full, which is no candidate's doing."""
+
+
+# How a write that ran out of room surfaces from torch.save's zip writer (or from the OS).
+_WRITE_FAILED = ("iostream error", "unexpected pos", "No space left", "File too large", "Disk quota")
+
+
 def _save(values: list[Any], path: Path) -> None:
     """Saved whole under a temporary name, then renamed into place: the worker compares a file
     the moment it appears."""
     part = path.with_name(path.name + PART_SUFFIX)
-    torch.save(values, part)
+    try:
+        torch.save(values, part)
+    except (OSError, RuntimeError) as exc:
+        part.unlink(missing_ok=True)
+        if any(sign in str(exc) for sign in _WRITE_FAILED):
+            raise ScratchFull(f"the outputs file {path.name} could not be written ({exc}): the "
+                              "evaluator's scratch disk is full; try again when other runs have ended") from exc
+        raise
     os.replace(part, path)
 
 

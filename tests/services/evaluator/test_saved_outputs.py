@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import torch
 from evaluator_helpers import FIXTURES, cpu_job
 
@@ -43,6 +44,8 @@ def test_outputs_are_compared_as_they_arrive_and_the_set_ends_on_the_last(tmp_pa
     for i in (1, 2):
         torch.save([expected[i]], work / "out" / "0" / f"trials{i}.pt")
     assert comparer.advance() is True and comparer.problem is None and comparer.total == 3
+    # Each file goes once compared: a run holds one set of outputs on the scratch disk, not seven.
+    assert not list((work / "out" / "0").iterdir())
 
 
 def test_the_first_disagreement_is_kept_and_names_its_trial(tmp_path: Path) -> None:
@@ -62,7 +65,26 @@ def test_a_missing_or_unreadable_output_is_the_candidates_failure(tmp_path: Path
     comparer = OutputComparer(_plan(2), ref, work, "trials", atol=0.0, rtol=0.0)
     comparer.finish()                  # the child said it was done: trials1 never came
     assert comparer.problem is not None and comparer.problem.decided_by == "runtime:output_file"
+    torch.save([torch.zeros(8)], work / "out" / "0" / "trials0.pt")  # compared, so removed: again
     (work / "out" / "0" / "trials1.pt").write_bytes(b"not a tensor file")
     again = OutputComparer(_plan(2), ref, work, "trials", atol=0.0, rtol=0.0)
     again.finish()
     assert again.problem is not None and again.problem.decided_by == "runtime:output_file"
+
+
+def test_an_outputs_file_the_full_scratch_disk_refused_is_not_the_candidates_failure(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child writes its outputs to the pool's shared scratch disk: when a write runs out of
+    room (torch.save's zip writer says so as an iostream error), the run is an infrastructure
+    failure the controller retries, never an error charged to the candidate."""
+    from services.evaluator.sandboxed import child
+
+    def refuse(values: object, path: object) -> None:
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 704 vs 598")
+
+    monkeypatch.setattr(child.torch, "save", refuse)
+    with pytest.raises(child.ScratchFull) as caught:
+        child._save([torch.zeros(4)], tmp_path / "trials0.pt")
+    failure = child._classify(caught.value)
+    assert failure.verdict == "INFRA_ERROR" and failure.decided_by == "infra:disk"
+    assert "scratch disk is full" in failure.reason and not list(tmp_path.iterdir())
