@@ -86,14 +86,14 @@ def preferences(templates: list[Template], request: work_pb2.GenerateRequest
 
 def _permitted(tunables: dict[str, str], allow_tf32: bool) -> dict[str, str] | None:
     """A template's float32 product precision under the job's precision policy: TF32 only
-    where the job allows it (then in place of three TF32 products, which only buy float32
-    accuracy), else None for a set that asks for it."""
+    where the job allows it, and then always (the other precisions only buy the float32
+    accuracy the job waived); None for a set that asks for TF32 in a job that does not."""
     precision = tunables.get("PRECISION")
-    if precision == "tf32" and not allow_tf32:
-        return None
-    if precision == "tf32x3" and allow_tf32:
+    if precision is None:
+        return tunables
+    if allow_tf32:
         return {**tunables, "PRECISION": "tf32"}
-    return tunables
+    return None if precision == "tf32" else tunables
 
 
 def _preferences(templates: list[Template], request: work_pb2.GenerateRequest

@@ -132,17 +132,17 @@ def test_whole_space_is_walked_without_repeats() -> None:
 
 @pytest.mark.parametrize("allow_tf32", [False, True])
 def test_float32_products_keep_float32_accuracy_unless_the_job_allows_tf32(allow_tf32: bool) -> None:
-    """A GEMM template's first draft multiplies float32 operands as three TF32 products
-    (float32 accuracy on tensor cores); no candidate of a job that did not allow TF32 asks
-    for TF32, and a job that allows it gets TF32 in place of the three products."""
+    """A GEMM template's float32 operands multiply at float32 accuracy (FMA products first,
+    three TF32 products as a move) in a job that did not allow TF32: no candidate asks for
+    TF32. A job that allows it gets TF32 in every candidate."""
     templates = [t for t in load_templates(REPO_ROOT / "kb" / "templates") if t.name == "matmul_epilogue"]
     request = _request(parent={"template": "matmul_epilogue", **templates[0].defaults()}, category="slow")
     request.expand.allow_tf32 = allow_tf32
     precisions = [tun["PRECISION"] for _, tun in itertools.islice(preferences(templates, request), 400)]
-    assert set(precisions) == ({"tf32", "ieee"} if allow_tf32 else {"tf32x3", "ieee"})
+    assert set(precisions) == ({"tf32"} if allow_tf32 else {"tf32x3", "ieee"})
     first = _request()
     first.expand.allow_tf32 = allow_tf32
-    assert choose(templates, first)[1]["PRECISION"] == ("tf32" if allow_tf32 else "tf32x3")
+    assert choose(templates, first)[1]["PRECISION"] == ("tf32" if allow_tf32 else "ieee")
 
 
 async def test_parallel_expansions_of_one_parent_propose_different_kernels() -> None:
