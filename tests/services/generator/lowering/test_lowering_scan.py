@@ -65,11 +65,11 @@ return torch.cumsum(x, 1), torch.cumsum(t, 0), *torch.cummax(t, 1), torch.logcum
     check(spec(forward, "torch.rand(2, 10000), torch.randint(-50, 50, (2, 10000))"))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("dtype", ["float32"])
 def test_a_scan_along_an_outer_dim_gives_pytorchs_gpu_result_to_the_bit(dtype: str) -> None:
     """Along an outer dim PyTorch's GPU scan adds one element at a time in the tensor's own
-    type: the GPU form does the same, so a long float32 scan (where the exact sum and
-    PyTorch's differ by more than the comparison's 1e-4) is equal, not close. The
+    type: the GPU form of a float32 scan does the same, so a long scan (where the exact sum
+    and PyTorch's differ by more than the comparison's 1e-4) is equal, not close. The
     interpreter's form stays close to PyTorch's CPU result (accumulated in float64)."""
     source = spec("return xs[0].cumsum(0), torch.cumprod(xs[1], 1)",
                   f"torch.randn(700, 3, 40, dtype=torch.{dtype}), 1 + torch.rand(4, 900, 5, dtype=torch.{dtype}) / 64")
