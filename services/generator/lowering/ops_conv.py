@@ -50,6 +50,11 @@ GEMM_MIN_K = 16
 # gathers each input element once for all output channels.
 FEW_CHANNELS_GEMM_MIN_N = 2
 FEW_CHANNELS_GEMM_MIN_K = 64
+# A convolution with this many output channels per group and taps is a GEMM whatever the
+# search asks: its direct forms only spend the search's candidates (on an H200, 2026-11-28, a
+# transposed 3x3 convolution of 128 to 64 channels ran 40.7 ms as a reduction, 1.59 as a GEMM).
+GEMM_ONLY_MIN_N = 32
+GEMM_ONLY_MIN_K = 256
 # The most taps a walking lane's loop is unrolled over.
 WALK_UNROLL_MAX = 64
 # Output channels per group from which the interpreter runs the GEMM form of a direct one.
@@ -239,9 +244,9 @@ def _form(geo: ConvGeometry) -> str:
     ran 1.2-2.8x faster on depthwise convolutions of stride 1 (3 to 27 taps); the reduction
     1.4x faster at stride 2, and on a phased convolution over 256 taps."""
     chosen = tunables.current().conv_form
-    if chosen != "auto":
-        return chosen
     taps = geo.cin_g * geo.kvol
+    if chosen != "auto" and not (geo.cout_g >= GEMM_ONLY_MIN_N and taps >= GEMM_ONLY_MIN_K):
+        return chosen
     if geo.cout_g >= GEMM_MIN_N and taps >= GEMM_MIN_K:
         return "gemm"
     if geo.cout_g >= FEW_CHANNELS_GEMM_MIN_N and taps >= FEW_CHANNELS_GEMM_MIN_K and not geo.phased:

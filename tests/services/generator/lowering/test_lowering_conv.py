@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from lowering_check import check
+from lowering_check import check, generate
 
 from services.generator.lowering.tunables import Tunables
 
@@ -239,3 +239,12 @@ def test_the_channel_major_k_order_stays_a_search_choice() -> None:
     code = check(spec(f"self.layer = {layer}", "return self.layer(x)", f"torch.randn({_shape(shape)})"),
                  form="gpu", tuned=Tunables(conv_k_order="channels"))
     assert "kt = k0" not in code
+
+
+@pytest.mark.parametrize("form", ["reduce", "walk"])
+def test_a_large_convolution_stays_a_gemm_whatever_the_search_asks(form: str) -> None:
+    """32 output channels per group over 576 taps: a direct form would only spend one of the
+    search's candidates (25x slower on a GPU), so the search's choice of one changes nothing."""
+    source = spec("self.layer = nn.ConvTranspose2d(64, 32, 3, stride=2, padding=1, output_padding=1)",
+                  "return self.layer(x)", "torch.randn(1, 64, 5, 6)")
+    assert generate(source, tuned=Tunables(conv_form=form)) == generate(source)
