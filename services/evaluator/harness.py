@@ -199,37 +199,51 @@ class Harness:
         with _LOCKS_GUARD:
             lock = _LOCKS.setdefault(key, threading.Lock())
         with lock:
-            cached = ReferenceResult.read(final / result_file("reference"))
-            if cached is not None:
-                os.utime(final)  # recently used: kept by the cache trim
-                self.refcache.pin(key)
-                return final, cached, ""
-            shared = self._fetch_shared(key, final)
-            if shared is not None:
-                self.refcache.pin(key)
-                return final, shared, ""
-            self._check_disk(0)  # what the reference writes is known only once it has run
-            work = self.root / "refcache" / f".tmp-{uuid.uuid4().hex}"
-            work.mkdir()
-            plan.write(work)
-            (work / SPEC_FILE).write_text(job.spec_source)
-            # What a reference run holds is known only once it has run: a quarter of the budget.
-            with self.gpu_room.hold(job, lambda budget: budget // 4):
-                run = self._child(job, "reference", work, self.settings.reference_timeout_s)
-            result = ReferenceResult.read(work / result_file("reference")) or ReferenceResult(status="fail")
-            if not result.ok:
-                shutil.rmtree(work, ignore_errors=True)
-                why = (result.failure.reason if result.failure else "") or (
-                    f"killed ({run.killed_for})"
-                    if run.killed_for
-                    else f"exit {run.returncode}: {run.log_tail[-1500:]}"
-                )
-                return None, result, f"the spec's reference run failed: {why}"
-            os.replace(work, final)
+            # Pinned before it is looked at: another evaluation's trim (which skips pinned runs)
+            # could otherwise remove it between the look and the pin (four evaluations of a
+            # corpus run failed so, on a cache over its budget). The caller unpins a run it
+            # got; any other way out unpins here.
             self.refcache.pin(key)
-            self._share(key, final)
-            self.refcache.trim()
-            return final, result, ""
+            try:
+                found = self._reference_pinned(job, plan, key, final)
+            except BaseException:
+                self.refcache.unpin(key)
+                raise
+            if found[0] is None:
+                self.refcache.unpin(key)
+            return found
+
+    def _reference_pinned(self, job: EvalJob, plan: EvalPlan, key: str,
+                          final: Path) -> tuple[Path | None, ReferenceResult, str]:
+        """``reference`` once run ``key`` is pinned (under its lock)."""
+        cached = ReferenceResult.read(final / result_file("reference"))
+        if cached is not None:
+            os.utime(final)  # recently used: kept by the cache trim
+            return final, cached, ""
+        shared = self._fetch_shared(key, final)
+        if shared is not None:
+            return final, shared, ""
+        self._check_disk(0)  # what the reference writes is known only once it has run
+        work = self.root / "refcache" / f".tmp-{uuid.uuid4().hex}"
+        work.mkdir()
+        plan.write(work)
+        (work / SPEC_FILE).write_text(job.spec_source)
+        # What a reference run holds is known only once it has run: a quarter of the budget.
+        with self.gpu_room.hold(job, lambda budget: budget // 4):
+            run = self._child(job, "reference", work, self.settings.reference_timeout_s)
+        result = ReferenceResult.read(work / result_file("reference")) or ReferenceResult(status="fail")
+        if not result.ok:
+            shutil.rmtree(work, ignore_errors=True)
+            why = (result.failure.reason if result.failure else "") or (
+                f"killed ({run.killed_for})"
+                if run.killed_for
+                else f"exit {run.returncode}: {run.log_tail[-1500:]}"
+            )
+            return None, result, f"the spec's reference run failed: {why}"
+        os.replace(work, final)
+        self._share(key, final)
+        self.refcache.trim()
+        return final, result, ""
 
     def _check_disk(self, need_bytes: int) -> None:
         """Raise DiskShort when writing ``need_bytes`` would leave the scratch disk under its

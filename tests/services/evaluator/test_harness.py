@@ -463,3 +463,29 @@ def test_shared_reference_runs_are_pruned_to_their_budget_when_a_worker_shares(t
         worker.close()
     left = [p.name for p in (store.root / "refcache").iterdir()]
     assert "stale.tar" not in left and len(left) == 1  # this job's run stays
+
+
+def test_a_cached_reference_run_cannot_be_trimmed_between_its_lookup_and_its_use(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another evaluation trims the reference cache (over its budget) the moment this one has
+    found its run: the run is pinned before it is looked at, so it stays and is used."""
+    from services.evaluator import harness as harness_module
+
+    worker = Harness(EvaluatorSettings(platform="cpu", scratch_dir=tmp_path / "w", timeout_s=90, memory_mb=4096,
+                                       warm_pool=False), REPO_ROOT / "kb")
+    job = cpu_job(SPECS / "add_relu_small.py", GOOD / "add_relu.py")
+    try:
+        assert worker.evaluate(job).result.verdict == common_pb2.PASSED  # computes and caches the run
+        worker.refcache.max_entries = 0  # every run no evaluation reads is now over the budget
+        real_read = harness_module.ReferenceResult.read
+
+        def read_then_trim(path: Path):  # type: ignore[no-untyped-def]
+            found = real_read(path)
+            worker.refcache.trim()  # the other evaluation's trim, right after the lookup
+            return found
+
+        monkeypatch.setattr(harness_module.ReferenceResult, "read", staticmethod(read_then_trim))
+        result = worker.evaluate(job).result
+    finally:
+        worker.close()
+    assert result.verdict == common_pb2.PASSED, result.reason
