@@ -23,6 +23,11 @@ from .compare import compare
 from .protocol import EvalPlan, PlanCase
 
 
+# How a full GPU refuses this process's comparison: the allocator's own error, or the driver's
+# (AcceleratorError "CUDA error: out of memory", raised where the allocator is not involved,
+# as when this process first creates its CUDA context on a GPU its candidates have filled).
+GPU_FULL: tuple[type[BaseException], ...] = (torch.cuda.OutOfMemoryError, getattr(torch, "AcceleratorError", RuntimeError))
+
 @dataclass
 class Problem:
     """Why a set failed: the verdict, the check that decided it, and what the report shows."""
@@ -88,7 +93,9 @@ class OutputComparer:
             return
         try:
             res = compare(expected, got, self.atol, self.rtol, self.device)
-        except torch.cuda.OutOfMemoryError:  # the GPU is full of candidates: the host compares
+        except GPU_FULL as exc:  # the GPU is full of candidates: the host compares
+            if not isinstance(exc, torch.cuda.OutOfMemoryError) and "out of memory" not in str(exc):
+                raise
             res = compare(expected, got, self.atol, self.rtol)
         # Compared: the file goes now, not with the run. Seven sets of a production-size
         # output per candidate, a dozen candidates at once, filled a GPU host's scratch disk.

@@ -88,3 +88,31 @@ def test_an_outputs_file_the_full_scratch_disk_refused_is_not_the_candidates_fai
     failure = child._classify(caught.value)
     assert failure.verdict == "INFRA_ERROR" and failure.decided_by == "infra:disk"
     assert "scratch disk is full" in failure.reason and not list(tmp_path.iterdir())
+
+
+def test_a_gpu_too_full_for_the_comparison_sends_it_to_the_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver's own out-of-memory error (a GPU its candidates filled, before the allocator
+    is involved) moves the comparison to the host like the allocator's, with the same result;
+    another driver error is not hidden."""
+    from services.evaluator import saved_outputs
+
+    real = saved_outputs.compare
+    failure = {"error": getattr(torch, "AcceleratorError", RuntimeError)("CUDA error: out of memory")}
+
+    def gpu_full(expected, got, atol, rtol, device="cpu"):  # type: ignore[no-untyped-def]
+        if device != "cpu":
+            raise failure["error"]
+        return real(expected, got, atol, rtol)
+
+    monkeypatch.setattr(saved_outputs, "compare", gpu_full)
+    expected = [torch.zeros(16), torch.ones(16)]
+    ref, work = _dirs(tmp_path, expected)
+    for i, t in enumerate(expected):
+        torch.save([t], work / "out" / "0" / f"trials{i}.pt")
+    comparer = OutputComparer(_plan(2), ref, work, "trials", atol=0.0, rtol=0.0, device="cuda")
+    assert comparer.advance() is True and comparer.problem is None
+    failure["error"] = getattr(torch, "AcceleratorError", RuntimeError)("CUDA error: an illegal memory access")
+    ref, work = _dirs(tmp_path / "again", expected)
+    torch.save([expected[0]], work / "out" / "0" / "trials0.pt")
+    with pytest.raises(RuntimeError, match="illegal memory access"):
+        OutputComparer(_plan(2), ref, work, "trials", atol=0.0, rtol=0.0, device="cuda").advance()
