@@ -178,7 +178,8 @@ def _classify(exc: BaseException) -> Failure:
         return Failure("INFRA_ERROR", "infra:timer", text, tb)
     if isinstance(exc, ScratchFull):  # a full scratch disk: retried, never the candidate's failure
         return Failure("INFRA_ERROR", "infra:disk", str(exc), tb)
-    if isinstance(exc, MemoryError) or "out of memory" in text.lower() or "can't allocate memory" in text:
+    if (isinstance(exc, MemoryError) or "out of memory" in text.lower() or "can't allocate memory" in text
+            or any(sign in text for sign in _LIBRARY_ALLOC)):
         if _gpu_held_by_others(exc):  # not this process's doing: the controller tries it again
             return Failure("INFRA_ERROR", "infra:gpu_memory",
                            f"the GPU's memory was held by other processes of this pool: {text}", tb)
@@ -199,13 +200,25 @@ _UNIT = {"GiB": 2**30, "MiB": 2**20, "KiB": 2**10, "B": 1}
 OWN_GPU_SHARE = 0.5
 
 
+# A library's or the driver's failure to allocate, with no size said: a cuBLAS or cuDNN handle
+# or workspace, a context (a cuBLAS handle the reference's forward created, while the GPU was
+# full of other candidates, was charged to a candidate as its RUNTIME_ERROR).
+_LIBRARY_ALLOC = ("CUBLAS_STATUS_ALLOC_FAILED", "CUDNN_STATUS_ALLOC_FAILED", "CUDA error: out of memory")
+
+
 def _gpu_held_by_others(exc: BaseException) -> bool:
-    """A CUDA out-of-memory error in a process whose own peak, with the failed request, stayed
-    under ``OWN_GPU_SHARE`` of the GPU: the evaluator's failure, not the candidate's."""
-    if not isinstance(exc, torch.cuda.OutOfMemoryError):
-        return False
-    asked = _ASKED.search(str(exc))
-    if asked is None:
+    """A CUDA out-of-memory error in a process whose own peak, with the failed request (a
+    library's small allocation when it names none), stayed under ``OWN_GPU_SHARE`` of the GPU:
+    the evaluator's failure, not the candidate's."""
+    text = str(exc)
+    if isinstance(exc, torch.cuda.OutOfMemoryError):
+        asked = _ASKED.search(text)
+        if asked is None:
+            return False
+        request = float(asked.group(1)) * _UNIT[asked.group(2)]
+    elif any(sign in text for sign in _LIBRARY_ALLOC):
+        request = 0.0
+    else:
         return False
     try:
         device = torch.cuda.current_device()
@@ -213,7 +226,7 @@ def _gpu_held_by_others(exc: BaseException) -> bool:
         total = torch.cuda.get_device_properties(device).total_memory
     except (RuntimeError, AssertionError):  # no CUDA here: the message came from elsewhere
         return False
-    return own + float(asked.group(1)) * _UNIT[asked.group(2)] < OWN_GPU_SHARE * total
+    return own + request < OWN_GPU_SHARE * total
 
 
 def _where(exc: BaseException) -> str:

@@ -220,6 +220,29 @@ def test_a_cuda_out_of_memory_error_is_the_candidates_only_when_it_held_or_asked
     assert failure.decided_by == ("infra:gpu_memory" if verdict == "INFRA_ERROR" else "sandbox:memory")
 
 
+@pytest.mark.parametrize(("own_gib", "verdict"), [(2.0, "INFRA_ERROR"), (45.0, "OUT_OF_MEMORY")])
+def test_a_librarys_failed_allocation_on_a_full_gpu_is_the_candidates_only_when_it_held_its_share(
+    monkeypatch: pytest.MonkeyPatch, own_gib: float, verdict: str,
+) -> None:
+    """cuBLAS could not create its handle (no size said) in a process holding 2 GiB of an
+    80 GiB GPU: the GPU was full of other candidates, so the run is retried, not charged; one
+    that held over half of the GPU ran it out itself."""
+    from types import SimpleNamespace
+
+    from services.evaluator.sandboxed.child import _classify
+
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device=None: int(own_gib * 2**30))
+    monkeypatch.setattr(torch.cuda, "max_memory_reserved", lambda device=None: int(own_gib * 2**30))
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: SimpleNamespace(total_memory=80 * 2**30))
+    try:
+        raise RuntimeError("CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`")
+    except RuntimeError as exc:
+        failure = _classify(exc)
+    assert failure.verdict == verdict
+    assert failure.decided_by == ("infra:gpu_memory" if verdict == "INFRA_ERROR" else "sandbox:memory")
+
+
 def test_interpreter_children_run_one_thread_per_library(cpu_harness: Harness) -> None:
     """The cpu pool runs an evaluation per core: a child whose BLAS or OpenMP started a
     thread per core as well (and spun waiting for them) made an interpreted 16 x 1024 x 256
