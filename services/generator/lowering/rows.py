@@ -95,7 +95,11 @@ class ReductionValue(Value):
 
     def realize(self) -> Stored:
         if self._stored is None:
-            _compute(self.builder, [self], self.splits)
+            chain = _row_chain(self)
+            if len(chain) > 1:
+                _compute_chain(self.builder, chain)
+            else:
+                _compute(self.builder, [self], self.splits)
         assert self._stored is not None
         return self._stored
 
@@ -520,6 +524,7 @@ def realize_together(builder: Any, reductions: Sequence[ReductionValue]) -> None
 def _compute(builder: Any, group: Sequence[ReductionValue], splits: int) -> None:
     """Emits the kernels computing ``group`` (reductions of the same dims of values of one
     shape, none reading another) and stores each result in a buffer of its own."""
+    _chain_inputs(builder, group)
     first = group[0]
     name = builder.kernel_name("_".join(sorted({r.kind for r in group})))
     outs = [builder.new_buffer(r.shape, r.dtype, r.kind) for r in group]
@@ -535,6 +540,48 @@ def _compute(builder: Any, group: Sequence[ReductionValue], splits: int) -> None
         builder.emit(row_kernel(name, first.src.shape, first.dims, list(group), outs[0], None,
                                 list(zip(group, outs, strict=True))))
     for r, out in zip(group, outs, strict=True):
+        r._stored = Stored(out)
+
+
+def _row_chain(r: ReductionValue) -> list[ReductionValue]:
+    """``r`` and the reductions of the same rows it reads that are not stored yet, each after
+    what it reads: a log-softmax's sum of exponentials and the max it is shifted by. Computed
+    by one row program, a row is read once (in registers, or by the online softmax) where
+    a kernel for each read it once per reduction. Rows split across programs are not chained."""
+    if r.splits > 1:
+        return [r]
+    chain = [dep for dep in _order([r], tuple(r.src.shape), list(r.dims)) if dep is r or dep._stored is None]
+    return chain if all(dep.splits == 1 for dep in chain) else [r]
+
+
+def _chain_inputs(builder: Any, group: Sequence[ReductionValue]) -> None:
+    """Computes first the reductions ``group``'s values read that read one another over the
+    same rows (a log-softmax's max and sum of exponentials, which a loss then sums over all
+    elements), one row program per such chain. Realized as the group's kernel reads them,
+    each would be a kernel of its own: four walks of two tensors for a KL divergence of two
+    log-softmaxes, where two do."""
+    found: dict[tuple[tuple[int, ...], tuple[int, ...]], list[ReductionValue]] = {}
+    for r in group:
+        for dep, _ in _probe(r.src, tuple(r.src.shape), probe_symbols(r.src.shape)):
+            deps = found.setdefault((tuple(dep.src.shape), tuple(dep.dims)), [])
+            if dep._stored is None and dep not in group and dep not in deps:
+                deps.append(dep)
+    for (shape, dims), deps in found.items():
+        chain = [d for d in _order(deps, shape, list(dims)) if d._stored is None]
+        syms = probe_symbols(shape)
+        linked = any(dep in chain for d in chain for dep, _ in _probe(d.src, shape, syms))
+        if linked and len(chain) > 1 and all(d.splits == 1 for d in chain):
+            _compute_chain(builder, chain)
+
+
+def _compute_chain(builder: Any, chain: Sequence[ReductionValue]) -> None:
+    """One row program computing ``chain`` (``_row_chain``) and storing each result."""
+    last = chain[-1]
+    name = builder.kernel_name("_".join(dict.fromkeys(r.kind for r in chain)))
+    outs = [builder.new_buffer(r.shape, r.dtype, r.kind) for r in chain]
+    builder.emit(row_kernel(name, last.src.shape, last.dims, list(chain), outs[-1], None,
+                            list(zip(chain, outs, strict=True))))
+    for r, out in zip(chain, outs, strict=True):
         r._stored = Stored(out)
 
 

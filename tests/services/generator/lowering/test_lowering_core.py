@@ -262,6 +262,22 @@ def _launches(code: str) -> list[str]:
     return [line.strip().split("[")[0] for line in wrapper.splitlines() if line.strip().startswith("_k")]
 
 
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+def test_the_row_statistics_a_whole_sum_reads_are_one_row_program(form: str) -> None:
+    """A KL divergence of two log-softmaxes, summed over every element: each row's max and
+    sum of exponentials, of both tensors, in one row program walking each tensor once (the
+    online softmax), then the split sum; not a kernel per statistic."""
+    forward = """
+s, t = F.log_softmax(xs[0] / 4, dim=-1), F.log_softmax(xs[1] / 4, dim=-1)
+return F.kl_div(s, t, reduction="batchmean", log_target=True) * 16
+"""
+    code = check(spec(forward, "torch.randn(3, 9000) * 3, torch.randn(3, 9000) * 3"), atol=1e-4, rtol=1e-4,
+                 form=form, trials=1)
+    launches = _launches(code)
+    stats = [name for name in launches if name.endswith("_amax_sum")]
+    assert len(stats) == 1 and not any(name.endswith(("_amax", "_sum_0")) for name in launches), launches
+
+
 def test_reductions_of_one_long_row_read_by_one_value_walk_it_once() -> None:
     # A loss's weighted sum and its count: both sums are split over many programs, in one
     # kernel that reads the inputs once, and finished by one more.
