@@ -66,7 +66,10 @@ def doomed(objects: Iterable[StoredObject], keep_s: float, keep_bytes: int, now:
     fresh: list[StoredObject] = []
     old: list[str] = []
     for obj in objects:
-        (old.append(obj.key) if now - obj.modified > keep_s else fresh.append(obj))
+        if now - obj.modified > keep_s:
+            old.append(obj.key)
+        else:
+            fresh.append(obj)
     total = sum(obj.size for obj in fresh)
     for obj in sorted(fresh, key=lambda o: o.modified):
         if total <= keep_bytes:

@@ -200,8 +200,9 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
     if kind.with_index:
         carry.append(k.fresh("carry_at"))
         k.line(f"{carry[1]} = tl.zeros([{xb}, 1], tl.int64)")
-    last = k.fresh("last")
-    k.line(f"{last} = tl.arange(0, {rb})[None, :] == {rb} - 1")
+    if not sequential:  # the sequential walk keeps its carry up to date itself
+        last = k.fresh("last")
+        k.line(f"{last} = tl.arange(0, {rb})[None, :] == {rb} - 1")
     with k.block(f"for roff in range(0, {n}, {rb}):"):
         k.line(f"rlin = roff + tl.arange(0, {rb})[None, :]")
         k.line(f"mask = xmask & (rlin < {n})")
@@ -233,10 +234,9 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
 
 def _sequential_chunk(k: KernelWriter, kind: ScanKind, carry: str, values: str, acc: str, rb: str) -> str:
     """Fold a loaded chunk ([XBLOCK, RBLOCK]) into ``carry`` one element at a time, in order;
-    returns the running values (a variable). The
-    whole chunk is loaded at once, so its loads are in flight together (one element a step
-    measured 2.9x slower than the chunked exact scan); each element is picked out of it by a
-    sum over one non-zero lane (exact)."""
+    returns the running values (a variable). The whole chunk is loaded at once, so its loads
+    are in flight together (one element a step measured 2.9x slower than the chunked exact
+    scan); each element is picked out of it by a sum over one non-zero lane (exact)."""
     cols = k.var(f"tl.arange(0, {rb})[None, :]", "int32")
     running = k.fresh("running")
     k.line(f"{running} = tl.zeros([{k.constexpr('XBLOCK')}, {rb}], {tl_type(acc)})")

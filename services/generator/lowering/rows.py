@@ -96,10 +96,7 @@ class ReductionValue(Value):
     def realize(self) -> Stored:
         if self._stored is None:
             chain = _row_chain(self)
-            if len(chain) > 1:
-                _compute_chain(self.builder, chain)
-            else:
-                _compute(self.builder, [self], self.splits)
+            _compute(self.builder, chain, self.splits)
         assert self._stored is not None
         return self._stored
 
@@ -523,7 +520,8 @@ def realize_together(builder: Any, reductions: Sequence[ReductionValue]) -> None
 
 def _compute(builder: Any, group: Sequence[ReductionValue], splits: int) -> None:
     """Emits the kernels computing ``group`` (reductions of the same dims of values of one
-    shape, none reading another) and stores each result in a buffer of its own."""
+    shape: none reading another, or, unsplit, each after those it reads) and stores each
+    result in a buffer of its own."""
     _chain_inputs(builder, group)
     first = group[0]
     name = builder.kernel_name("_".join(sorted({r.kind for r in group})))
@@ -571,18 +569,7 @@ def _chain_inputs(builder: Any, group: Sequence[ReductionValue]) -> None:
         syms = probe_symbols(shape)
         linked = any(dep in chain for d in chain for dep, _ in _probe(d.src, shape, syms))
         if linked and len(chain) > 1 and all(d.splits == 1 for d in chain):
-            _compute_chain(builder, chain)
-
-
-def _compute_chain(builder: Any, chain: Sequence[ReductionValue]) -> None:
-    """One row program computing ``chain`` (``_row_chain``) and storing each result."""
-    last = chain[-1]
-    name = builder.kernel_name("_".join(dict.fromkeys(r.kind for r in chain)))
-    outs = [builder.new_buffer(r.shape, r.dtype, r.kind) for r in chain]
-    builder.emit(row_kernel(name, last.src.shape, last.dims, list(chain), outs[-1], None,
-                            list(zip(chain, outs, strict=True))))
-    for r, out in zip(chain, outs, strict=True):
-        r._stored = Stored(out)
+            _compute(builder, chain, 1)
 
 
 def _sum_like(r: ReductionValue) -> ReductionValue:
