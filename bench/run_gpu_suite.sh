@@ -6,14 +6,19 @@
 # bench/results/suite_cuda_<gpu>.{json,md,html}, crediting each kernel against the isolated
 # torch.compile baselines of that GPU model when bench/results has them
 # (bench/suite/measure_baselines.py). The report is rewritten as each spec ends.
-# Defaults: budget 5 candidates per spec, 400 s of wall clock per job, 12 jobs at once: the
-# settings bench/results/suite_cuda_h100 was measured with (its header lists them).
+# Defaults: budget 5 candidates per spec, 400 s of wall clock per job, 12 jobs at once per GPU:
+# the settings bench/results/suite_cuda_h100 was measured with (its header lists them). Every
+# GPU of the host is used (each its own evaluator workers, timing under its own lock);
+# GPUS=0 (or a list, as `kevolve up --gpus` takes it) picks some.
 # SUITE=bench/corpus/gpu_sample.txt (a folder or a .txt list) runs other specs, its report named
 # after it (gpu_sample_cuda_<gpu>) unless STEM names it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BUDGET=${1:-5}; WALL=${2:-400}; JOBS=${3:-12}; shift 3 2>/dev/null || shift $#
 PY=${PY:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
+GPUS=${GPUS:-all}
+NGPU=$( [ "$GPUS" = all ] && nvidia-smi --query-gpu=index --format=csv,noheader | grep -c . || echo "$GPUS" | tr , '\n' | grep -c . )
+[ "$NGPU" -ge 1 ] 2>/dev/null || NGPU=1
+BUDGET=${1:-5}; WALL=${2:-400}; JOBS=${3:-$((12 * NGPU))}; shift 3 2>/dev/null || shift $#
 OUT=${OUT:-bench/results}; mkdir -p "$OUT"
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 SLUG=$(printf '%s' "$GPU" | "$PY" -c "import re, sys; print(re.sub(r'[^a-z0-9]+', '_', sys.stdin.read().lower()).strip('_'))")
@@ -23,11 +28,12 @@ STEM=${STEM:-$( [ "$SUITE" = bench/suite ] && echo "suite_cuda_$TAG" || echo "$(
 BASELINES=()
 [ -f "bench/results/suite_baselines_$SLUG.json" ] && BASELINES=(--baselines "bench/results/suite_baselines_$SLUG.json")
 "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'on', torch.cuda.get_device_name())"
-# One GPU: candidates are started, compiled and checked twelve at a time and timed one at a
-# time under the GPU lock (kevolve/exec/gpulock.py), held for the timing loop alone, which
+echo "GPUs: $NGPU ($GPUS); $JOBS jobs at once"
+# On each GPU: candidates are started, compiled and checked twelve at a time and timed one at a
+# time under that GPU's lock (kevolve/exec/gpulock.py), held for the timing loop alone, which
 # keeps the GPU busy with timing while the host prepares the next candidates.
 export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-12}
-export KEVOLVE_CONTROLLER_MAX_IN_FLIGHT=${KEVOLVE_CONTROLLER_MAX_IN_FLIGHT:-36}
+export KEVOLVE_CONTROLLER_MAX_IN_FLIGHT=${KEVOLVE_CONTROLLER_MAX_IN_FLIGHT:-$((36 * NGPU))}
 # A GPU profile holds the GPU lock for its whole run (ncu: tens of seconds per profile), which
 # the timing of other candidates waits for: the suite is measured without profiles, and
 # ncu looks at few launches when they are asked for.
@@ -38,7 +44,7 @@ export KEVOLVE_PROFILER_NCU_MAX_LAUNCHES=${KEVOLVE_PROFILER_NCU_MAX_LAUNCHES:-2}
 # it off. KEVOLVE_CONTROLLER_CONFIRM_BEST=true asks for it.
 export KEVOLVE_CONTROLLER_CONFIRM_BEST=${KEVOLVE_CONTROLLER_CONFIRM_BEST:-false}
 RUN=${RUN:-/tmp/kevolve-bench-$(date +%s)}  # a fresh database: nothing reused from an earlier run
-"$PY" -m kevolve.client.main up --platform cuda --port 0 --run-dir "$RUN" > "$RUN.up.log" 2>&1 &
+"$PY" -m kevolve.client.main up --platform cuda --gpus "$GPUS" --port 0 --run-dir "$RUN" > "$RUN.up.log" 2>&1 &
 UP=$!
 for _ in $(seq 1 120); do [ -f "$RUN/state.json" ] && break; sleep 0.5; done
 LIMIT=()

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from kevolve.client.serviceenv import service_env
 from kevolve.config import EXIT_CONFIG, REPO_ROOT
+from kevolve.platforms import load_platforms
 from kevolve.client.natsd import NatsServer, start_nats
 from services.controller.config import is_loopback, parse_tokens
 
@@ -238,9 +239,54 @@ def exposure_error(host: str, environ: Mapping[str, str], insecure_open: bool) -
             f"(KEVOLVE_CONTROLLER_TOKENS='token=tenant,...') or pass --insecure-open")
 
 
+def visible_gpus(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The GPUs this host lets the system use: CUDA_VISIBLE_DEVICES's entries when it is set
+    (an empty value or -1: none), else every GPU nvidia-smi lists; none when neither says."""
+    if "CUDA_VISIBLE_DEVICES" in environ:
+        entries = tuple(e.strip() for e in environ["CUDA_VISIBLE_DEVICES"].split(",") if e.strip())
+        # CUDA stops reading the list at the first invalid entry, so "-1" hides every GPU.
+        return () if not entries or entries[0] == "-1" else entries
+    try:
+        listed = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
+                                capture_output=True, text=True, timeout=20, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return tuple(line.strip() for line in listed.splitlines() if line.strip().isdigit())
+
+
+@dataclass(frozen=True)
+class PoolWorker:
+    """One evaluator process of a pool: its name and, on a GPU platform, the GPU it owns."""
+
+    name: str
+    platform: str
+    gpu: str | None = None
+
+
+def pool_workers(platforms: tuple[str, ...], gpus: tuple[str, ...], gpu_workers: int,
+                 pins_gpus: Mapping[str, bool]) -> list[PoolWorker]:
+    """The evaluator processes of every pool. The cpu pool gets one; a platform whose
+    candidates run on a CUDA device gets ``gpu_workers`` per GPU in ``gpus``, each pinned to its
+    GPU through CUDA_VISIBLE_DEVICES (so it times under that GPU's own lock, keeps baselines
+    per GPU and never shares a device it was not given); with no GPUs named, ``gpu_workers``
+    unpinned ones. Names stay as before on one GPU and gain the GPU's index on several."""
+    workers: list[PoolWorker] = []
+    for platform in dict.fromkeys(["cpu", *platforms]):
+        if platform == "cpu":
+            workers.append(PoolWorker(f"evaluator-{platform}", platform))
+            continue
+        devices: tuple[str | None, ...] = gpus if gpus and pins_gpus.get(platform, False) else (None,)
+        for gpu in devices:
+            base = f"evaluator-{platform}" + (f"-gpu{gpu}" if len(devices) > 1 else "")
+            for i in range(gpu_workers):
+                workers.append(PoolWorker(base + (f"-{i + 1}" if i else ""), platform, gpu))
+    return workers
+
+
 def start_system(run_dir: Path, platforms: tuple[str, ...] = ("cpu",), grpc_port: int = 0,
                  timeout_s: float = 60.0, extra_env: dict[str, str] | None = None,
-                 grpc_host: str = DEFAULT_HOST, gpu_workers: int = 1) -> LocalSystem:
+                 grpc_host: str = DEFAULT_HOST, gpu_workers: int = 1,
+                 gpus: tuple[str, ...] = ()) -> LocalSystem:
     run_dir = run_dir.resolve()
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     nats = start_nats(run_dir / "nats", log_file=run_dir / "logs" / "nats.log")
@@ -268,16 +314,22 @@ def start_system(run_dir: Path, platforms: tuple[str, ...] = ("cpu",), grpc_port
     scratch = run_dir / "scratch"
     add("generator", "generator", {"KEVOLVE_GENERATOR_SCRATCH_DIR": str(scratch / "generator")})
     # Every platform gets its pool; a GPU platform is screened on the cpu pool first.
-    # A GPU pool may run several workers on this host's GPU (each its own scratch and warm
-    # workers); the GPU lock, shared through the host's lock directory, times one at a time.
-    pools = list(dict.fromkeys(["cpu", *platforms]))
-    for platform in pools:
-        for i in range(1 if platform == "cpu" else gpu_workers):
-            name = f"evaluator-{platform}" + (f"-{i + 1}" if i else "")
-            add(name, "evaluator", {"KEVOLVE_EVALUATOR_PLATFORM": platform,
-                                    "KEVOLVE_EVALUATOR_SCRATCH_DIR": str(scratch / name)})
+    # A GPU pool runs its workers on every GPU it is given (each its own scratch and warm
+    # workers); the GPU lock, shared through the host's lock directory, times one candidate
+    # at a time on each GPU.
+    table = load_platforms(REPO_ROOT / "kb")
+    pins = {name: p.runner == "cuda" for name, p in table.items()}
+    for worker in pool_workers(tuple(platforms), gpus, gpu_workers, pins):
+        pinned = {"CUDA_VISIBLE_DEVICES": worker.gpu} if worker.gpu is not None else {}
+        add(worker.name, "evaluator", {"KEVOLVE_EVALUATOR_PLATFORM": worker.platform,
+                                       "KEVOLVE_EVALUATOR_SCRATCH_DIR": str(scratch / worker.name), **pinned})
+    for platform in dict.fromkeys(["cpu", *platforms]):
+        # One profiler per pool: profiles are few (asked for per job), so it shares the first
+        # GPU with that GPU's evaluators, under its lock.
+        first = gpus[0] if gpus and pins.get(platform, False) else None
         add(f"profiler-{platform}", "profiler", {"KEVOLVE_PROFILER_PLATFORM": platform,
-                                                 "KEVOLVE_PROFILER_SCRATCH_DIR": str(scratch / f"profiler-{platform}")})
+                                                 "KEVOLVE_PROFILER_SCRATCH_DIR": str(scratch / f"profiler-{platform}"),
+                                                 **({"CUDA_VISIBLE_DEVICES": first} if first is not None else {})})
     for svc in system.services:
         svc.start()
     controller = system.services[0]

@@ -18,7 +18,7 @@ from kevolve.client.cli_common import (DEFAULT_RUN_DIR, PlatformOption, RunDir, 
                                        platform_name, sizes, source)
 from kevolve.client.cli_jobs import follow, job_table
 from kevolve.client.jobclient import ClientError, JobClient
-from kevolve.client.launcher import DEFAULT_HOST, exposure_error, find_running, start_system
+from kevolve.client.launcher import DEFAULT_HOST, exposure_error, find_running, start_system, visible_gpus
 from kevolve.config import REPO_ROOT
 from kevolve.v1 import common_pb2, job_pb2
 
@@ -37,6 +37,20 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_print_ver
     """kevolve: search Triton kernels that are proven correct and faster than torch.compile."""
 
 
+def _gpus(choice: str, platforms: list[str]) -> tuple[str, ...]:
+    """The GPUs `up --gpus` names; nvidia-smi is asked only when a pool other than cpu runs."""
+    choice = choice.strip().lower()
+    if choice == "none" or set(platforms) <= {"cpu"}:
+        return ()
+    if choice == "all":
+        return visible_gpus(os.environ)
+    entries = tuple(e.strip() for e in choice.split(","))
+    if not all(entries) or len(set(entries)) != len(entries):
+        raise typer.BadParameter(f"{choice!r}: name each GPU once, as in '0,1' (or 'all', 'none')",
+                                 param_hint="--gpus")
+    return entries
+
+
 @app.command()
 def up(run_dir: RunDir = DEFAULT_RUN_DIR,
        platform: Annotated[list[str], typer.Option("--platform", help="evaluator pools to start")] = ["cpu"],
@@ -46,11 +60,15 @@ def up(run_dir: RunDir = DEFAULT_RUN_DIR,
                                          envvar="KEVOLVE_CONTROLLER_GRPC_HOST")] = DEFAULT_HOST,
        insecure_open: Annotated[bool, typer.Option("--insecure-open",
                                                    help="serve an API without tokens beyond loopback")] = False,
-       workers: Annotated[int, typer.Option(min=1, max=16, help="evaluator workers per pool other than cpu "
-                                                                "(they share the GPU; its timing lock times one "
-                                                                "candidate at a time)")] = 1,
+       workers: Annotated[int, typer.Option(min=1, max=16, help="evaluator workers per GPU of each pool other "
+                                                                "than cpu (they share the GPU; its timing lock "
+                                                                "times one candidate at a time)")] = 1,
+       gpus: Annotated[str, typer.Option(help="GPUs the GPU pools use, each with its own workers: 'all' "
+                                              "(CUDA_VISIBLE_DEVICES's, else every GPU nvidia-smi lists), "
+                                              "a list such as '0,1', or 'none' (the workers are not pinned)")] = "all",
        ) -> None:
     """Start the whole system on this machine (embedded NATS, SQLite, local object store) and stay up."""
+    pinned = _gpus(gpus, platform)
     refused = exposure_error(host, os.environ, insecure_open)
     if refused:
         err.print(f"[red]error:[/] {escape(refused)}")
@@ -58,7 +76,8 @@ def up(run_dir: RunDir = DEFAULT_RUN_DIR,
     if find_running(run_dir):
         raise fail(RuntimeError(f"kevolve is already running under {run_dir}"))
     try:
-        system = start_system(run_dir, tuple(platform), grpc_port=port, grpc_host=host, gpu_workers=workers)
+        system = start_system(run_dir, tuple(platform), grpc_port=port, grpc_host=host, gpu_workers=workers,
+                              gpus=pinned)
     except (RuntimeError, TimeoutError, OSError) as exc:   # start_system stopped what it started
         raise fail(exc) from exc
 

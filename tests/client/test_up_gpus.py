@@ -1,0 +1,71 @@
+"""`kevolve up` on a host of several GPUs: each GPU gets its own evaluator workers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import psutil
+
+from kevolve.client.launcher import PoolWorker, pool_workers, visible_gpus
+from test_up_env import _environ
+from up_process import Up, kevolve_up
+
+PINS = {"cpu": False, "cuda": True, "mtia-sim": False}
+
+
+def test_each_gpu_gets_its_own_workers_pinned_to_it() -> None:
+    workers = pool_workers(("cuda",), ("0", "1"), 2, PINS)
+    assert workers == [PoolWorker("evaluator-cpu", "cpu"),
+                       PoolWorker("evaluator-cuda-gpu0", "cuda", "0"),
+                       PoolWorker("evaluator-cuda-gpu0-2", "cuda", "0"),
+                       PoolWorker("evaluator-cuda-gpu1", "cuda", "1"),
+                       PoolWorker("evaluator-cuda-gpu1-2", "cuda", "1")]
+    # Every process has a name of its own: names are its log file and scratch directory.
+    assert len({w.name for w in workers}) == len(workers)
+
+
+def test_one_gpu_keeps_the_names_and_a_simulated_platform_is_not_pinned() -> None:
+    assert pool_workers(("cuda",), ("3",), 1, PINS) == [PoolWorker("evaluator-cpu", "cpu"),
+                                                       PoolWorker("evaluator-cuda", "cuda", "3")]
+    assert pool_workers(("mtia-sim",), ("0", "1"), 1, PINS) == [PoolWorker("evaluator-cpu", "cpu"),
+                                                               PoolWorker("evaluator-mtia-sim", "mtia-sim")]
+    assert pool_workers(("cuda",), (), 2, PINS)[1:] == [PoolWorker("evaluator-cuda", "cuda"),
+                                                       PoolWorker("evaluator-cuda-2", "cuda")]
+
+
+@pytest.mark.parametrize(("value", "gpus"), [("0,1", ("0", "1")), (" 2 ", ("2",)), ("", ()), ("-1", ()),
+                                             ("GPU-5f1c,GPU-77aa", ("GPU-5f1c", "GPU-77aa"))])
+def test_cuda_visible_devices_says_which_gpus_there_are(value: str, gpus: tuple[str, ...]) -> None:
+    assert visible_gpus({"CUDA_VISIBLE_DEVICES": value}) == gpus
+
+
+def _by_scratch(up: Up, service: str) -> dict[str, dict[str, str]]:
+    """The environments of ``service``'s processes, by the name of their scratch directory
+    (every evaluator is ``python -m services.evaluator``; the name is in its settings)."""
+    found: dict[str, dict[str, str]] = {}
+    for child in psutil.Process(up.process.pid).children(recursive=True):
+        try:
+            if f"services.{service}" not in child.cmdline():
+                continue
+            env = _environ(child)
+        except (psutil.NoSuchProcess, OSError):
+            continue
+        found[Path(env[f"KEVOLVE_{service.upper()}_SCRATCH_DIR"]).name] = env
+    return found
+
+
+def test_up_pins_each_gpu_workers_and_refuses_a_malformed_list(tmp_path: Path) -> None:
+    # No GPU here: the cuda workers start, wait for candidates, and show their pinning.
+    with kevolve_up(tmp_path, "--platform", "cuda", "--gpus", "0,1") as up:
+        evaluators = _by_scratch(up, "evaluator")
+        profiler = _by_scratch(up, "profiler")["profiler-cuda"]
+        bad = up.cli("up", "--platform", "cuda", "--gpus", "0,0")
+    assert sorted(evaluators) == ["evaluator-cpu", "evaluator-cuda-gpu0", "evaluator-cuda-gpu1"]
+    gpu0, gpu1, cpu = (evaluators[f"evaluator-{n}"] for n in ("cuda-gpu0", "cuda-gpu1", "cpu"))
+    assert gpu0["CUDA_VISIBLE_DEVICES"] == "0" and gpu1["CUDA_VISIBLE_DEVICES"] == "1"
+    assert gpu0["KEVOLVE_EVALUATOR_SCRATCH_DIR"] != gpu1["KEVOLVE_EVALUATOR_SCRATCH_DIR"]
+    assert "CUDA_VISIBLE_DEVICES" not in cpu
+    assert profiler["CUDA_VISIBLE_DEVICES"] == "0"
+    assert bad.returncode != 0 and "name each GPU once" in bad.stderr
