@@ -170,18 +170,21 @@ class CaseLowerer:
             return self.realize(value, "shared")
         return ops_pointwise.widened(self.realize(narrow, "shared"))
 
-    def _row_plan(self, value: Value) -> tuple[tuple[list[int], list[ReductionValue]] | None, list[ReductionValue]]:
-        """The dims and reductions ``value``'s own row program computes (``rows.plan``; None
-        when it is no row program), and the reductions it reads that are computed elsewhere."""
+    def _row_plan(self, value: Value) -> tuple[RowPlan | None, RowPlan | None, list[ReductionValue]]:
+        """What ``value``'s own kernel computes: the dims and reductions of its row program
+        (``rows.plan``), or else of the row program that stores it as one element per row
+        (``rows.epilogue_plan``), None where it is neither; and the reductions it reads that
+        are computed elsewhere."""
         found = rows.reads(value)
         fused = rows.plan(self, value, found)
-        served = {id(r) for r in fused[1]} if fused is not None else set()
-        return fused, [r for r, _ in found if id(r) not in served]
+        epilogue = rows.epilogue_plan(value, found) if fused is None else None
+        served = {id(r) for r in (fused or epilogue or ([], []))[1]}
+        return fused, epilogue, [r for r, _ in found if id(r) not in served]
 
     def fill(self, buffer: Buffer, value: Value) -> None:
         if buffer.numel == 0:
             return
-        fused, others = self._row_plan(value)
+        fused, epilogue, others = self._row_plan(value)
         # Reductions the value reads that its own kernel does not compute: those over the same
         # rows of one shape are computed together, in one walk.
         if len(others) > 1:
@@ -190,6 +193,14 @@ class CaseLowerer:
             # The value reads reductions over its own rows: one kernel computes them and it.
             dims, reductions = fused
             self.emit(rows.row_kernel(self.kernel_name("row"), value.shape, dims, reductions, buffer, value))
+            return
+        if epilogue is not None:
+            # One element per row of the reductions it reads: their kernel stores it.
+            dims, reductions = epilogue
+            rows.chain_inputs(self, reductions)
+            name = self.kernel_name("_".join(sorted({r.kind for r in reductions})))
+            self.emit(rows.row_kernel(name, reductions[0].src.shape, dims, reductions, buffer, None,
+                                      epilogue=value))
             return
         product = _epilogue_of(value)
         if product is not None:
@@ -492,9 +503,12 @@ class CaseLowerer:
             base = _reshape_of(value)  # what the output's kernel will store (as _outputs does)
             if base is not None and not isinstance(base, (Stored, ReductionValue)):
                 value = base
-            pending += self._row_plan(value)[1]
+            pending += self._row_plan(value)[2]
         if len(pending) > 1:
             rows.realize_together(self, pending)
+
+RowPlan = tuple[list[int], list[ReductionValue]]
+
 
 def _reshape_of(value: Value) -> Value | None:
     """The value ``value`` reshapes: ``value`` itself, or the base of a chain of index changes

@@ -181,9 +181,10 @@ def _finish(k: KernelWriter, r: ReductionValue, total: str) -> str:
 
 def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions: Sequence[ReductionValue],
                out: Buffer, value: Value | None,
-               stores: Sequence[tuple[ReductionValue, Buffer]] = ()) -> Kernel:
+               stores: Sequence[tuple[ReductionValue, Buffer]] = (), epilogue: Value | None = None) -> Kernel:
     """Computes ``reductions`` (in dependency order) for each row of ``shape`` over ``dims``,
-    then stores ``value`` over the whole of ``shape`` into ``out`` or, without a value, each
+    then stores ``value`` over the whole of ``shape`` into ``out``, or ``epilogue`` (a value of
+    one element per row, ``epilogue_plan``) per row into ``out``, or, with neither, each
     reduction of ``stores`` per row into its buffer (default: the last one into ``out``)."""
     k = KernelWriter(name)
     dims = sorted(dims)
@@ -262,7 +263,11 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
                 full = _merge(rank, dims, xs, rs)
                 k.store(out, linear(full, shape), value.load(k, full, "mask"), "mask")
     outputs = [out]
-    if value is None:
+    if epilogue is not None:
+        kept_xs = iter([x for x, size in zip(xs, kept, strict=True) if size != 1])
+        at = [sympy.Integer(0) if size == 1 else next(kept_xs) for size in epilogue.shape]
+        k.line(f"tl.store({k.pointer(out)} + xlin, {k.cast(epilogue.load(k, at, 'xmask'), out.dtype)}, mask=xmask)")
+    elif value is None:
         stores = stores or [(reductions[-1], out)]
         for r, buf in stores:
             k.line(f"tl.store({k.pointer(buf)} + xlin, {k.cast(ctx.results[id(r)], buf.dtype)}, mask=xmask)")
@@ -522,7 +527,7 @@ def _compute(builder: Any, group: Sequence[ReductionValue], splits: int) -> None
     """Emits the kernels computing ``group`` (reductions of the same dims of values of one
     shape: none reading another, or, unsplit, each after those it reads) and stores each
     result in a buffer of its own."""
-    _chain_inputs(builder, group)
+    chain_inputs(builder, group)
     first = group[0]
     name = builder.kernel_name("_".join(sorted({r.kind for r in group})))
     outs = [builder.new_buffer(r.shape, r.dtype, r.kind) for r in group]
@@ -552,7 +557,7 @@ def _row_chain(r: ReductionValue) -> list[ReductionValue]:
     return chain if all(dep.splits == 1 for dep in chain) else [r]
 
 
-def _chain_inputs(builder: Any, group: Sequence[ReductionValue]) -> None:
+def chain_inputs(builder: Any, group: Sequence[ReductionValue]) -> None:
     """Computes first the reductions ``group``'s values read that read one another over the
     same rows (a log-softmax's max and sum of exponentials, which a loss then sums over all
     elements), one row program per such chain. Realized as the group's kernel reads them,
@@ -623,6 +628,46 @@ def plan(builder: Any, value: Value,
             and all(r.kind in _SPLITTABLE for r in roots):
         return None  # few long rows: the reductions are split across programs, each its own kernel
     return list(dims), _order(roots, shape, list(dims))
+
+
+def epilogue_plan(value: Value, found: Sequence[tuple[ReductionValue, list[Expr]]]
+                  ) -> tuple[list[int], list[ReductionValue]] | None:
+    """The reductions a stored ``value`` of one element per row can compute in its own
+    kernel (a max times two, a sum's square root, a pool's window maximum returned as a
+    view), in dependency order, and the dims they reduce; None when it reads none that way.
+
+    The value must read each of them at its own element (its shape is the rows' shape, up to
+    dims of size 1), and the rows must not be split across programs. Each row program then
+    computes the reductions and stores the value: a kernel, and a write and read of each
+    reduction's result, fewer than computing the reductions first."""
+    shape = tuple(value.shape)
+    syms = probe_symbols(shape)
+    mine = [sym for sym, size in zip(syms, shape, strict=True) if size != 1]
+    groups: dict[tuple[tuple[int, ...], tuple[int, ...]], list[ReductionValue]] = {}
+    rejected: set[int] = set()
+    for r, index in found:
+        if r._stored is not None:
+            continue
+        kept = iter(mine)
+        if [size for size in r.kept if size != 1] != [size for size in shape if size != 1] or r.splits > 1:
+            rejected.add(id(r))
+            continue
+        want = [sympy.Integer(0) if size == 1 else next(kept) for size in r.kept]
+        if not same_index(r.row_index(index), want):
+            rejected.add(id(r))   # read at another row too: it needs storing anyway
+            continue
+        group = groups.setdefault((tuple(r.src.shape), tuple(r.dims)), [])
+        if r not in group:
+            group.append(r)
+    groups = {key: [r for r in rs if id(r) not in rejected] for key, rs in groups.items()}
+    groups = {key: rs for key, rs in groups.items() if rs}
+    if not groups:
+        return None
+    (src_shape, dims), roots = max(groups.items(), key=lambda item: len(item[1]))
+    chain = [r for r in _order(roots, src_shape, list(dims)) if r._stored is None]
+    if any(r.splits > 1 for r in chain):
+        return None
+    return list(dims), chain
 
 
 def _probe_writer(syms: Sequence[Expr]) -> KernelWriter:

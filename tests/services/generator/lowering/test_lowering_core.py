@@ -288,8 +288,28 @@ def test_reductions_of_one_long_row_read_by_one_value_walk_it_once() -> None:
 
 
 def test_reductions_over_the_same_rows_read_by_one_value_share_a_kernel() -> None:
+    # One element per row: the kernel computing the row's reductions stores the value too.
     code = check(spec("x, y = xs\nreturn x.exp().sum(-1) / (y * y).sum(-1) + x.amax(-1)",
                       "torch.randn(64, 48), torch.randn(64, 48)"))
+    launches = _launches(code)
+    assert launches == ["_k0_0_amax_sum"], launches
+
+
+@pytest.mark.parametrize(("forward", "inputs"), [
+    ("return torch.sqrt(xs[0].pow(2).sum(-1) + 1e-6) * 2", "torch.randn(6, 40)"),   # a norm per row
+    ("return xs[0].amax(-1, keepdim=True).squeeze(-1).neg()", "torch.randn(6, 40)"),  # through views
+    ("return xs[0].mean(1).unsqueeze(0) - xs[0].var(1)", "torch.randn(6, 40, 3)"),    # over a middle dim
+])
+def test_a_value_of_one_element_per_row_is_stored_by_the_reduction_kernel(forward: str, inputs: str) -> None:
+    """No kernel of its own, nor a write and read of each reduction's result: the row
+    program that computes the reductions computes the value and stores it."""
+    launches = _launches(check(spec(forward, inputs)))
+    assert len(launches) == 1 and not launches[0].endswith("_pointwise"), launches
+
+
+def test_a_value_reading_a_reduction_at_another_row_still_reads_it_stored() -> None:
+    # Row i reads row i + 1's sum: not one row's own value, so the sum is stored first.
+    code = check(spec("s = xs[0].sum(-1)\nreturn s[1:] - s[:-1]", "torch.randn(7, 30)"))
     launches = _launches(code)
     assert len(launches) == 2 and launches[-1].endswith("_pointwise"), launches
 

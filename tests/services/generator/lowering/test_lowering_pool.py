@@ -156,11 +156,24 @@ def test_large_windows_reduce_as_rows(name: str) -> None:
 
 
 def test_large_windows_reaching_outside_the_input_are_walked() -> None:
-    """Padding (or ragged adaptive windows) give windows of different extents: walked."""
+    """Padding gives windows of different extents: walked."""
     code = check(spec("F.max_pool2d(x, 9, stride=4, padding=4)", "torch.randn(2, 3, 21, 25)"))
     assert "for kk" in code and "in range(81)" in code  # 81 offsets: a loop
-    code = check(spec("F.adaptive_avg_pool2d(x, (3, 1))", "torch.randn(2, 3, 20, 70)"))
-    assert "for kk" in code
+
+
+@pytest.mark.parametrize(("forward", "inputs"), [
+    ("F.adaptive_avg_pool2d(x, (3, 1))", "torch.randn(2, 3, 20, 70)"),
+    ("F.adaptive_max_pool1d(x, 7)", "torch.randn(2, 3, 100)"),
+    ("F.adaptive_avg_pool1d(x, 6)", "torch.randn(3, 2, 125).half()"),
+])
+def test_ragged_adaptive_windows_far_apart_are_rows_with_their_tails_masked(forward: str, inputs: str) -> None:
+    """Adaptive windows of different lengths (100 into 7: 15 or 16 elements), far apart: a
+    warp reads each window contiguously as a row, positions past a window's end read the
+    reduction's identity, and the pooled value is stored by the reduction's own kernel."""
+    half = "half()" in inputs
+    code = check(spec(forward, inputs), atol=1e-2 if half else 1e-5, rtol=1e-2 if half else 1e-5)
+    assert "for kk" not in code and "rlin" in code, code
+    assert "_pointwise" not in code.split("class ModelNew")[1], code
 
 
 def test_small_windows_are_unrolled() -> None:
