@@ -34,6 +34,11 @@ echo "GPUs: $NGPU ($GPUS); $JOBS jobs at once"
 # keeps the GPU busy with timing while the host prepares the next candidates.
 export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-12}
 export KEVOLVE_CONTROLLER_MAX_IN_FLIGHT=${KEVOLVE_CONTROLLER_MAX_IN_FLIGHT:-$((36 * NGPU))}
+# Every job's spec is probed (imported and run once, sandboxed) when it is submitted, a few at
+# a time per tenant: the bench is one tenant submitting all its jobs at once, so it gets four
+# probes per GPU; the runner retries a submit turned away while they run.
+export KEVOLVE_CONTROLLER_SPEC_PROBES_PER_TENANT=${KEVOLVE_CONTROLLER_SPEC_PROBES_PER_TENANT:-$((4 * NGPU))}
+export KEVOLVE_CONTROLLER_SPEC_PROBE_WORKERS=${KEVOLVE_CONTROLLER_SPEC_PROBE_WORKERS:-$((4 * NGPU + 2))}
 # A GPU profile holds the GPU lock for its whole run (ncu: tens of seconds per profile), which
 # the timing of other candidates waits for: the suite is measured without profiles, and
 # ncu looks at few launches when they are asked for.

@@ -299,9 +299,21 @@ def start_system(run_dir: Path, platforms: tuple[str, ...] = ("cpu",), grpc_port
     source.setdefault("KEVOLVE_METRICS_HOST", DEFAULT_HOST if is_loopback(grpc_host) else grpc_host)
     system.port_file.unlink(missing_ok=True)
     py = sys.executable
+    table = load_platforms(REPO_ROOT / "kb")
+    pins = {name: p.runner == "cuda" for name, p in table.items()}
+
+    def gpu_pool(extra: dict[str, str]) -> bool:
+        """An evaluator or profiler of a pool whose candidates run on a GPU."""
+        platform = extra.get("KEVOLVE_EVALUATOR_PLATFORM") or extra.get("KEVOLVE_PROFILER_PLATFORM", "")
+        return pins.get(platform, False)
 
     def add(name: str, service: str, extra: dict[str, str]) -> None:
         env = service_env(service, {**source, **extra})
+        if "CUDA_VISIBLE_DEVICES" not in extra and not gpu_pool(extra):
+            # No GPU for what needs none (the controller, retriever, generator, cpu pools): a
+            # library that finds one can take its memory (JAX, imported by bm25s, takes 75%
+            # of it), and code run on the cpu pool has no business on a GPU.
+            env["CUDA_VISIBLE_DEVICES"] = ""
         system.services.append(ServiceProcess(name, [py, "-m", f"services.{service}"], env,
                                               run_dir / "logs" / f"{name}.log"))
 
@@ -317,8 +329,6 @@ def start_system(run_dir: Path, platforms: tuple[str, ...] = ("cpu",), grpc_port
     # A GPU pool runs its workers on every GPU it is given (each its own scratch and warm
     # workers); the GPU lock, shared through the host's lock directory, times one candidate
     # at a time on each GPU.
-    table = load_platforms(REPO_ROOT / "kb")
-    pins = {name: p.runner == "cuda" for name, p in table.items()}
     for worker in pool_workers(tuple(platforms), gpus, gpu_workers, pins):
         pinned = {"CUDA_VISIBLE_DEVICES": worker.gpu} if worker.gpu is not None else {}
         add(worker.name, "evaluator", {"KEVOLVE_EVALUATOR_PLATFORM": worker.platform,

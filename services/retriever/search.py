@@ -12,14 +12,22 @@ operator terms once, so "why is it slow" outranks "what is it" but both matter.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import bm25s
-import numpy as np
+# bm25s imports JAX when it is installed and runs a top-k with it at import, which starts
+# JAX's GPU backend: that takes 75% of a GPU's memory for this process (a retriever was seen
+# holding 108 GB of an H200 that the evaluators were timing candidates on). The retriever
+# scores a few hundred sections with NumPy and needs no device: JAX, if imported, stays on
+# the host.
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import bm25s  # noqa: E402 - after the JAX setting above
+import numpy as np  # noqa: E402
 
 from services.retriever.corpus import Section, load_sections
 

@@ -14,6 +14,7 @@ import typer
 from google.protobuf.json_format import MessageToDict
 from typer.testing import CliRunner
 
+from kevolve.client import bench
 from kevolve.client.bench import register, render_from_json, run_bench, spec_cost
 from kevolve.config import REPO_ROOT
 from kevolve.v1 import common_pb2, evaluation_pb2, job_pb2, service_pb2, service_pb2_grpc
@@ -243,9 +244,10 @@ def test_the_report_is_rewritten_as_each_spec_ends(service: Service, tmp_path: P
 class RateLimitedJobService(ScriptedJobService):
     """Refuses the first submits as the controller does when a tenant is over its submit rate."""
 
-    def __init__(self, token: str, refusals: int) -> None:
+    def __init__(self, token: str, refusals: int, message: str) -> None:
         super().__init__(token)
         self.refusals = refusals
+        self.message = message
 
     def SubmitJob(self, request: service_pb2.SubmitJobRequest, context: grpc.ServicerContext
                   ) -> service_pb2.SubmitJobResponse:
@@ -253,13 +255,20 @@ class RateLimitedJobService(ScriptedJobService):
             refuse = self.refusals > 0
             self.refusals -= 1
         if refuse:
-            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                          "tenant 'default' is over its submit rate (10 at once, then 30 a minute); retry in 0.1s")
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, self.message)
         return super().SubmitJob(request, context)
 
 
-def test_submits_over_the_rate_are_retried_and_a_list_file_names_the_specs(tmp_path: Path) -> None:
-    servicer = RateLimitedJobService(token="s3cret", refusals=4)
+@pytest.mark.parametrize("message", [
+    "tenant 'default' is over its submit rate (10 at once, then 30 a minute); retry in 0.1s",
+    # A limit with no wait named: the runner waits its own while the probes end.
+    "2 spec probes of tenant 'default' are running and none finished within 30s "
+    "(KEVOLVE_CONTROLLER_SPEC_PROBES_PER_TENANT=2); retry when they end",
+])
+def test_submits_turned_away_for_a_limit_are_retried_and_a_list_file_names_the_specs(
+        tmp_path: Path, message: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench, "RETRY_S", 0.05)
+    servicer = RateLimitedJobService(token="s3cret", refusals=4, message=message)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     service_pb2_grpc.add_JobServiceServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")

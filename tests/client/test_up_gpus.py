@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,7 @@ import pytest
 import psutil
 
 from kevolve.client.launcher import PoolWorker, pool_workers, visible_gpus
+from kevolve.config import REPO_ROOT
 from test_up_env import _environ
 from up_process import Up, kevolve_up
 
@@ -60,12 +64,38 @@ def test_up_pins_each_gpu_workers_and_refuses_a_malformed_list(tmp_path: Path) -
     # No GPU here: the cuda workers start, wait for candidates, and show their pinning.
     with kevolve_up(tmp_path, "--platform", "cuda", "--gpus", "0,1") as up:
         evaluators = _by_scratch(up, "evaluator")
-        profiler = _by_scratch(up, "profiler")["profiler-cuda"]
+        profilers = _by_scratch(up, "profiler")
+        others = {name: _environ(up.service(f"services.{name}")) for name in ("controller", "retriever", "generator")}
         bad = up.cli("up", "--platform", "cuda", "--gpus", "0,0")
     assert sorted(evaluators) == ["evaluator-cpu", "evaluator-cuda-gpu0", "evaluator-cuda-gpu1"]
     gpu0, gpu1, cpu = (evaluators[f"evaluator-{n}"] for n in ("cuda-gpu0", "cuda-gpu1", "cpu"))
     assert gpu0["CUDA_VISIBLE_DEVICES"] == "0" and gpu1["CUDA_VISIBLE_DEVICES"] == "1"
     assert gpu0["KEVOLVE_EVALUATOR_SCRATCH_DIR"] != gpu1["KEVOLVE_EVALUATOR_SCRATCH_DIR"]
-    assert "CUDA_VISIBLE_DEVICES" not in cpu
-    assert profiler["CUDA_VISIBLE_DEVICES"] == "0"
+    assert profilers["profiler-cuda"]["CUDA_VISIBLE_DEVICES"] == "0"
+    # What needs no GPU sees none: a library it imports cannot take a GPU's memory, and the
+    # cpu pool's candidates cannot reach one.
+    assert cpu["CUDA_VISIBLE_DEVICES"] == "" and profilers["profiler-cpu"]["CUDA_VISIBLE_DEVICES"] == ""
+    assert all(env["CUDA_VISIBLE_DEVICES"] == "" for env in others.values()), others
     assert bad.returncode != 0 and "name each GPU once" in bad.stderr
+
+
+def test_gpu_pools_left_unpinned_keep_the_hosts_gpus(tmp_path: Path) -> None:
+    with kevolve_up(tmp_path, "--platform", "cuda", "--gpus", "none", env={"CUDA_VISIBLE_DEVICES": "1"}) as up:
+        evaluators = _by_scratch(up, "evaluator")
+        profilers = _by_scratch(up, "profiler")
+    assert evaluators["evaluator-cuda"]["CUDA_VISIBLE_DEVICES"] == "1"
+    assert profilers["profiler-cuda"]["CUDA_VISIBLE_DEVICES"] == "1"
+    assert evaluators["evaluator-cpu"]["CUDA_VISIBLE_DEVICES"] == ""
+
+
+def test_the_retriever_keeps_jax_off_the_gpu(tmp_path: Path) -> None:
+    """bm25s imports JAX where it is installed; JAX on a GPU takes 75% of its memory."""
+    fake = tmp_path / "fake" / "jax"
+    fake.mkdir(parents=True)
+    seen = tmp_path / "platforms.txt"
+    (fake / "__init__.py").write_text(f"import os\nopen({str(seen)!r}, 'w').write(os.environ.get('JAX_PLATFORMS', '-'))\n"
+                                      "raise ImportError('no jax here')\n")
+    env = {k: v for k, v in os.environ.items() if k != "JAX_PLATFORMS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "fake"), str(REPO_ROOT)])
+    subprocess.run([sys.executable, "-c", "import services.retriever.search"], env=env, check=True, timeout=120)
+    assert seen.read_text() == "cpu"   # bm25s did import it, and JAX was kept on the host
