@@ -6,12 +6,12 @@
 # writes $OUT/$STEM.{json,md,html}, rewritten as each spec ends. A stopped run goes on where
 # it stopped when started again (`kevolve bench --resume`): specs that ended are kept.
 # Settings (environment): PLATFORM=cpu BUDGET=2 (candidates per spec) JOBS=2 (jobs at once;
-# one per core suits the cpu pool) JOB_TIMEOUT_S=900 OUT=bench/results STEM=corpus_$PLATFORM.
+# one per core suits the cpu pool) JOB_TIMEOUT_S=900 BENCH_OUT=bench/results STEM=corpus_$PLATFORM.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SUITE=${1:-bench/corpus}
 PLATFORM=${PLATFORM:-cpu}; BUDGET=${BUDGET:-2}; JOBS=${JOBS:-2}; JOB_TIMEOUT_S=${JOB_TIMEOUT_S:-900}
-OUT=${OUT:-bench/results}; STEM=${STEM:-corpus_$PLATFORM}; mkdir -p "$OUT"
+OUT=${BENCH_OUT:-bench/results}; STEM=${STEM:-corpus_$PLATFORM}; mkdir -p "$OUT"
 PY=${PY:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
 # Every service keeps up with JOBS jobs: candidates evaluated, specs traced and probed side by side.
 export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-$JOBS}

@@ -9,7 +9,9 @@
 # Defaults: budget 5 candidates per spec, 400 s of wall clock per job, 12 jobs at once per GPU:
 # the settings bench/results/suite_cuda_h100 was measured with (its header lists them). Every
 # GPU of the host is used (each its own evaluator workers, timing under its own lock);
-# GPUS=0 (or a list, as `kevolve up --gpus` takes it) picks some.
+# GPUS=0 (or a list, as `kevolve up --gpus` takes it) picks some. Each GPU brings a generator
+# replica of its own, which makes the first drafts of its twelve jobs. BENCH_OUT=DIR writes
+# the report elsewhere than bench/results.
 # SUITE=bench/corpus/gpu_sample.txt (a folder or a .txt list) runs other specs, its report named
 # after it (gpu_sample_cuda_<gpu>) unless STEM names it.
 set -uo pipefail
@@ -19,7 +21,7 @@ GPUS=${GPUS:-all}
 NGPU=$( [ "$GPUS" = all ] && nvidia-smi --query-gpu=index --format=csv,noheader | grep -c . || echo "$GPUS" | tr , '\n' | grep -c . )
 [ "$NGPU" -ge 1 ] 2>/dev/null || NGPU=1
 BUDGET=${1:-5}; WALL=${2:-400}; JOBS=${3:-$((12 * NGPU))}; shift 3 2>/dev/null || shift $#
-OUT=${OUT:-bench/results}; mkdir -p "$OUT"
+OUT=${BENCH_OUT:-bench/results}; mkdir -p "$OUT"  # where the report is written
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 SLUG=$(printf '%s' "$GPU" | "$PY" -c "import re, sys; print(re.sub(r'[^a-z0-9]+', '_', sys.stdin.read().lower()).strip('_'))")
 TAG=$(printf '%s' "$GPU" | "$PY" -c "import re, sys; m = re.search(r'\b([A-Z]\d{2,4}[A-Z]?)\b', sys.stdin.read()); print(m.group(1).lower() if m else 'gpu')")
@@ -49,7 +51,7 @@ export KEVOLVE_PROFILER_NCU_MAX_LAUNCHES=${KEVOLVE_PROFILER_NCU_MAX_LAUNCHES:-2}
 # it off. KEVOLVE_CONTROLLER_CONFIRM_BEST=true asks for it.
 export KEVOLVE_CONTROLLER_CONFIRM_BEST=${KEVOLVE_CONTROLLER_CONFIRM_BEST:-false}
 RUN=${RUN:-/tmp/kevolve-bench-$(date +%s)}  # a fresh database: nothing reused from an earlier run
-"$PY" -m kevolve.client.main up --platform cuda --gpus "$GPUS" --port 0 --run-dir "$RUN" > "$RUN.up.log" 2>&1 &
+"$PY" -m kevolve.client.main up --platform cuda --gpus "$GPUS" --generators "$NGPU" --port 0 --run-dir "$RUN" > "$RUN.up.log" 2>&1 &
 UP=$!
 for _ in $(seq 1 120); do [ -f "$RUN/state.json" ] && break; sleep 0.5; done
 LIMIT=()

@@ -6,7 +6,7 @@
 # expansions in flight, default workers x concurrency) and writes
 # $OUT/throughput_<spec>_<platform>.{json,md}: candidates judged per
 # minute, wall time per evaluation (median, p95) and per phase, the GPU's busy share.
-# Defaults: examples/softmax.py, cpu, 40 candidates, OUT=bench/results, 4 evaluations at once
+# Defaults: examples/softmax.py, cpu, 40 candidates, BENCH_OUT=bench/results, 4 evaluations at once
 # per pool. KEVOLVE_EVALUATOR_WARM_POOL=false measures candidates started as fresh processes;
 # WORKERS=2 starts two evaluator workers on the GPU pool (they share the GPU and its lock);
 # WALL_CLOCK_S (default 1800) is the search's own time limit: it ends then, keeping its report.
@@ -14,7 +14,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 SPEC=${1:-examples/softmax.py}; PLATFORM=${2:-cpu}; BUDGET=${3:-40}
 PY=${PY:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
-OUT=${OUT:-bench/results}; mkdir -p "$OUT"
+OUT=${BENCH_OUT:-bench/results}; mkdir -p "$OUT"
 export KEVOLVE_CONTROLLER_PROFILE=${KEVOLVE_CONTROLLER_PROFILE:-none}   # judging only: no profiles
 # Four candidates prepared (started, compiled, checked) side by side, timed one at a time
 # under the GPU lock: the setting a search that wants throughput runs with.

@@ -63,6 +63,8 @@ def up(run_dir: RunDir = DEFAULT_RUN_DIR,
        workers: Annotated[int, typer.Option(min=1, max=16, help="evaluator workers per GPU of each pool other "
                                                                 "than cpu (they share the GPU; its timing lock "
                                                                 "times one candidate at a time)")] = 1,
+       generators: Annotated[int, typer.Option(min=1, max=64, help="generator replicas (each lowers specs on a "
+                                                                   "core of its own; more for many jobs at once)")] = 1,
        gpus: Annotated[str, typer.Option(help="GPUs the GPU pools use, each with its own workers: 'all' "
                                               "(CUDA_VISIBLE_DEVICES's, else every GPU nvidia-smi lists), "
                                               "a list such as '0,1', or 'none' (the workers are not pinned)")] = "all",
@@ -77,7 +79,7 @@ def up(run_dir: RunDir = DEFAULT_RUN_DIR,
         raise fail(RuntimeError(f"kevolve is already running under {run_dir}"))
     try:
         system = start_system(run_dir, tuple(platform), grpc_port=port, grpc_host=host, gpu_workers=workers,
-                              gpus=pinned)
+                              gpus=pinned, generators=generators)
     except (RuntimeError, TimeoutError, OSError) as exc:   # start_system stopped what it started
         raise fail(exc) from exc
 

@@ -60,14 +60,17 @@ def _by_scratch(up: Up, service: str) -> dict[str, dict[str, str]]:
     return found
 
 
-def test_up_pins_each_gpu_workers_and_refuses_a_malformed_list(tmp_path: Path) -> None:
+def test_up_pins_each_gpu_workers_starts_generator_replicas_and_refuses_a_malformed_list(tmp_path: Path) -> None:
     # No GPU here: the cuda workers start, wait for candidates, and show their pinning.
-    with kevolve_up(tmp_path, "--platform", "cuda", "--gpus", "0,1") as up:
+    with kevolve_up(tmp_path, "--platform", "cuda", "--gpus", "0,1", "--generators", "2") as up:
         evaluators = _by_scratch(up, "evaluator")
         profilers = _by_scratch(up, "profiler")
-        others = {name: _environ(up.service(f"services.{name}")) for name in ("controller", "retriever", "generator")}
+        generators = _by_scratch(up, "generator")
+        others = {name: _environ(up.service(f"services.{name}")) for name in ("controller", "retriever")}
+        others.update(generators)
         bad = up.cli("up", "--platform", "cuda", "--gpus", "0,0")
     assert sorted(evaluators) == ["evaluator-cpu", "evaluator-cuda-gpu0", "evaluator-cuda-gpu1"]
+    assert sorted(generators) == ["generator", "generator-2"]   # replicas sharing the work queue
     gpu0, gpu1, cpu = (evaluators[f"evaluator-{n}"] for n in ("cuda-gpu0", "cuda-gpu1", "cpu"))
     assert gpu0["CUDA_VISIBLE_DEVICES"] == "0" and gpu1["CUDA_VISIBLE_DEVICES"] == "1"
     assert gpu0["KEVOLVE_EVALUATOR_SCRATCH_DIR"] != gpu1["KEVOLVE_EVALUATOR_SCRATCH_DIR"]
