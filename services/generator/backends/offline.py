@@ -29,7 +29,7 @@ from services.generator.backends.distinct import (
 from services.generator.backends.general import GeneralLowering, search_space
 from services.generator.offline.families import BUILDERS
 from services.generator.offline.lower import Program, lower
-from services.generator.offline.ops import Unsupported
+from services.generator.offline.ops import DoesNotFit, Unsupported
 from services.generator.offline.specparts import spec_parts
 from services.generator.offline.templates import Template, load_templates
 from services.generator.offline.tuning import known_nodes, preferences
@@ -195,10 +195,13 @@ class OfflineBackend:
         # (its own ValueError, naming itself: a TMA load of rows not 16-byte aligned) would
         # refuse them again, whatever its tunables.
         failed: dict[str, str] = refused_templates(request, templates)  # name -> why it cannot serve
+        last_misfit: dict[str, str] = {}  # name -> why its last tunable set tried did not fit
 
         async def render(template: Template, tunables: dict[str, str]) -> str | None:
             try:
                 return self.render(template, tunables, traced, spec_source, parts)
+            except DoesNotFit as exc:
+                last_misfit[template.name] = f"{template.name}: {exc}"   # its other sets may fit
             except Unsupported as exc:
                 failed[template.name] = f"{template.name}: {exc}"
             except Exception as exc:
@@ -213,7 +216,7 @@ class OfflineBackend:
         if found is not None:
             template, tunables, code = found
             return Generation(code=code, tunables={"template": template.name, **tunables})
-        return await self._general_program(request, spec_source, "; ".join(failed.values()))
+        return await self._general_program(request, spec_source, "; ".join([*failed.values(), *last_misfit.values()]))
 
     async def _general_program(self, request: work_pb2.GenerateRequest, spec_source: str, why: str) -> Generation:
         """The general lowering's kernel program for a spec no template serves: its tunables

@@ -11,7 +11,7 @@ from typing import Any
 from services.generator.offline import emit
 from services.generator.offline.families_rec import REC_BUILDERS
 from services.generator.offline.lower import Program
-from services.generator.offline.ops import Unsupported
+from services.generator.offline.ops import DoesNotFit, Unsupported
 from services.generator.offline.specparts import SpecParts
 
 
@@ -262,9 +262,37 @@ def build_matmul(program: Program, parts: SpecParts, tunables: dict[str, str]) -
         # rows, so BLOCK_N is the row length rounded up and the reductions run on the registers.
         if program.reduce_axis != (len(heavy.out_shape) - 1, len(heavy.out_shape)):
             raise Unsupported("an epilogue reduction over a GEMM output axis other than the last")
+        _row_tile_fits(program, tunables)
         ctx.update(title="GEMM with a fused row epilogue: " + program.signature(),
                    BLOCK_N="triton.next_power_of_2(n_cols)", GROUP_M="1")
     return ctx
+
+
+# The shared memory one program may take on the GPUs served: the A100's opt-in maximum
+# (163 KB; an H100's or H200's is 227 KB), so a kernel that compiles on one compiles on all.
+SHARED_MEMORY_BYTES = 166912
+# The fp32 accumulator values a thread may hold before the compiler spills them.
+ACCUMULATOR_PER_THREAD = 256
+
+
+def _row_tile_fits(program: Program, tunables: dict[str, str]) -> None:
+    """Raises DoesNotFit when a whole-row GEMM tile at these tunables overflows shared memory
+    (each pipeline stage holds a BLOCK_M x BLOCK_K tile of A and a BLOCK_K x row tile of B) or
+    the threads' registers (the BLOCK_M x row accumulator): a 2048-wide float32 row at
+    32 x 32 over two stages asked for 520 KB and failed to compile on an H200."""
+    heavy = program.heavy
+    assert heavy is not None
+    row = 1 << max(0, int(heavy.out_shape[-1]) - 1).bit_length()
+    size = 2 if program.operands[heavy.a].dtype in ("float16", "bfloat16") else 4
+    bm, bk = int(tunables.get("BLOCK_M", "32")), int(tunables.get("BLOCK_K", "32"))
+    stages, warps = max(1, int(tunables.get("num_stages", "1"))), int(tunables.get("num_warps", "4"))
+    shared = (bm * bk + bk * row) * size * stages
+    if shared > SHARED_MEMORY_BYTES:
+        raise DoesNotFit(f"a {bm} x {row} row tile over {stages} stages of BLOCK_K={bk} needs {shared} bytes of "
+                         f"shared memory (at most {SHARED_MEMORY_BYTES})")
+    if bm * row > ACCUMULATOR_PER_THREAD * 32 * warps:
+        raise DoesNotFit(f"a {bm} x {row} float32 accumulator is over {ACCUMULATOR_PER_THREAD} values per thread "
+                         f"of {warps} warps")
 
 
 def build_gemm_chain(program: Program, parts: SpecParts, tunables: dict[str, str]) -> dict[str, Any]:

@@ -10,6 +10,11 @@ from __future__ import annotations
 class Unsupported(ValueError):
     """The graph uses something no template implements; the message names it."""
 
+
+class DoesNotFit(Unsupported):
+    """This tunable set of a template does not fit the GPU at this spec's shape (its tiles
+    overflow shared memory or registers); the template's other sets may."""
+
 # Unary ops; extra keyword parameters (e.g. a leaky_relu slope) are formatted in by name.
 UNARY: dict[str, str] = {
     "relu": "tl.maximum({a}, 0.0)",

@@ -271,3 +271,38 @@ async def test_a_template_that_refused_the_operands_is_not_proposed_again(backen
     assert "matmul_tma" in await templates_proposed(refusal=False)
     refused = await templates_proposed(refusal=True)
     assert refused and "matmul_tma" not in refused
+
+
+LINEAR_LAYERNORM = '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(64, {n})
+        self.norm = nn.LayerNorm({n})
+
+    def forward(self, x):
+        return torch.sigmoid(self.norm(self.fc(x)))
+
+def get_inputs():
+    return [torch.randn(8, 64)]
+
+def get_init_inputs():
+    return []
+'''
+
+
+async def test_a_whole_row_gemm_tile_is_drafted_only_where_it_fits_the_gpu(backend: OfflineBackend) -> None:
+    """A 2048-wide float32 row at the template's default tiles needs 790 KB of shared memory
+    and would fail to compile: the draft takes the first tunable set whose tiles fit (smaller
+    rows keep the defaults)."""
+    short = await backend.generate(_request(), "", LINEAR_LAYERNORM.format(n=256), None)
+    assert short.tunables["template"] == "matmul_row_epilogue"
+    assert (short.tunables["BLOCK_M"], short.tunables["BLOCK_K"], short.tunables["num_stages"]) == ("32", "32", "3")
+    wide = await backend.generate(_request(), "", LINEAR_LAYERNORM.format(n=2048), None)
+    assert wide.code and wide.tunables["template"] == "matmul_row_epilogue"
+    bm, bk, stages = (int(wide.tunables[k]) for k in ("BLOCK_M", "BLOCK_K", "num_stages"))
+    assert (bm * bk + bk * 2048) * 4 * stages <= 166912
+    assert bm * 2048 <= 256 * 32 * int(wide.tunables["num_warps"])
