@@ -199,8 +199,10 @@ class CaseLowerer:
             dims, reductions = epilogue
             rows.chain_inputs(self, reductions)
             name = self.kernel_name("_".join(sorted({r.kind for r in reductions})))
+            # Each reduction's buffer is allocated only if a later reader asks for it.
+            stores = [(r, Buffer(f"{buffer.name}_{r.kind}{i}", r.shape, r.dtype)) for i, r in enumerate(reductions)]
             self.emit(rows.row_kernel(name, reductions[0].src.shape, dims, reductions, buffer, None,
-                                      epilogue=value))
+                                      stores, epilogue=value))
             return
         product = _epilogue_of(value)
         if product is not None:

@@ -64,6 +64,9 @@ class ReductionValue(Value):
         self.reduced = [s for d, s in enumerate(src.shape) if d in self.dims]
         self.acc = "int32" if dtype == "bool" else compute_dtype(dtype)
         self._stored: Stored | None = None
+        # The row program that computes this reduction for the value it stores, and the
+        # buffer it stores the reduction in when asked (``row_kernel``'s epilogue).
+        self._fused: tuple[Kernel, Buffer] | None = None
 
     @property
     def count(self) -> int:
@@ -94,6 +97,12 @@ class ReductionValue(Value):
         return self.realize().load(k, index, mask)
 
     def realize(self) -> Stored:
+        if self._stored is None and self._fused is not None:
+            kernel, buf = self._fused
+            for shape in (kernel.gpu, kernel.cpu):
+                shape.meta["STORE_ROWS"] = 1
+            self.builder.keep(buf)
+            self._stored = Stored(buf)
         if self._stored is None:
             chain = _row_chain(self)
             _compute(self.builder, chain, self.splits)
@@ -267,12 +276,24 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
         kept_xs = iter([x for x, size in zip(xs, kept, strict=True) if size != 1])
         at = [sympy.Integer(0) if size == 1 else next(kept_xs) for size in epilogue.shape]
         k.line(f"tl.store({k.pointer(out)} + xlin, {k.cast(epilogue.load(k, at, 'xmask'), out.dtype)}, mask=xmask)")
+        # Each reduction is stored too when something read later needs it (STORE_ROWS, set
+        # by ReductionValue.realize): one walk of the rows serves every reader.
+        flag = k.constexpr("STORE_ROWS")
+        with k.block(f"if {flag}:"):
+            for r, buf in stores:
+                k.line(f"tl.store({k.pointer(buf)} + xlin, {k.cast(ctx.results[id(r)], buf.dtype)}, mask=xmask)")
     elif value is None:
         stores = stores or [(reductions[-1], out)]
         for r, buf in stores:
             k.line(f"tl.store({k.pointer(buf)} + xlin, {k.cast(ctx.results[id(r)], buf.dtype)}, mask=xmask)")
         outputs = [buf for _, buf in stores]
-    return Kernel(k, kernel_args(k), *_launch(xn, rn, persistent, columns), outputs=outputs)
+    kernel = Kernel(k, kernel_args(k), *_launch(xn, rn, persistent, columns), outputs=outputs)
+    if epilogue is not None:
+        for shape in (kernel.gpu, kernel.cpu):
+            shape.meta["STORE_ROWS"] = 0
+        for r, buf in stores:
+            r._fused = (kernel, buf)
+    return kernel
 
 
 def _accumulators(k: KernelWriter, rs: Sequence[ReductionValue], tile: str) -> list[str | welford.Lanes]:
@@ -646,8 +667,8 @@ def epilogue_plan(value: Value, found: Sequence[tuple[ReductionValue, list[Expr]
     groups: dict[tuple[tuple[int, ...], tuple[int, ...]], list[ReductionValue]] = {}
     rejected: set[int] = set()
     for r, index in found:
-        if r._stored is not None:
-            continue
+        if r._stored is not None or r._fused is not None:
+            continue   # computed already (stored, or storable by the row program that did)
         kept = iter(mine)
         if [size for size in r.kept if size != 1] != [size for size in shape if size != 1] or r.splits > 1:
             rejected.add(id(r))

@@ -307,6 +307,16 @@ def test_a_value_of_one_element_per_row_is_stored_by_the_reduction_kernel(forwar
     assert len(launches) == 1 and not launches[0].endswith("_pointwise"), launches
 
 
+def test_a_reduction_read_by_two_values_of_one_element_per_row_is_walked_once() -> None:
+    # The first value's row program stores the sum as well (STORE_ROWS), the second reads it.
+    code = check(spec("s = xs[0].sum(-1)\nreturn s * 2, s.exp()", "torch.randn(7, 30)"))
+    launches = _launches(code)
+    assert len(launches) == 2 and launches[-1].endswith("_pointwise") and "STORE_ROWS=1" in code, launches
+    # Read once, the sum is not stored: its buffer is never allocated.
+    code = check(spec("return xs[0].sum(-1) * 2", "torch.randn(7, 30)"))
+    assert "STORE_ROWS=0" in code and code.count("torch.empty(") == 1, code
+
+
 def test_a_value_reading_a_reduction_at_another_row_still_reads_it_stored() -> None:
     # Row i reads row i + 1's sum: not one row's own value, so the sum is stored first.
     code = check(spec("s = xs[0].sum(-1)\nreturn s[1:] - s[:-1]", "torch.randn(7, 30)"))
