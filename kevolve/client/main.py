@@ -39,10 +39,10 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_print_ver
 
 def _gpus(choice: str, platforms: list[str]) -> tuple[str, ...]:
     """The GPUs `up --gpus` names; nvidia-smi is asked only when a pool other than cpu runs."""
-    choice = choice.strip().lower()
-    if choice == "none" or set(platforms) <= {"cpu"}:
+    choice = choice.strip()   # as written: a GPU's UUID (GPU-5f1c...) is read case by case
+    if choice.lower() == "none" or set(platforms) <= {"cpu"}:
         return ()
-    if choice == "all":
+    if choice.lower() == "all":
         return visible_gpus(os.environ)
     entries = tuple(e.strip() for e in choice.split(","))
     if not all(entries) or len(set(entries)) != len(entries):

@@ -12,6 +12,7 @@ import pytest
 import psutil
 
 from kevolve.client.launcher import PoolWorker, pool_workers, visible_gpus
+from kevolve.client.main import _gpus
 from kevolve.config import REPO_ROOT
 from test_up_env import _environ
 from up_process import Up, kevolve_up
@@ -43,6 +44,11 @@ def test_one_gpu_keeps_the_names_and_a_simulated_platform_is_not_pinned() -> Non
                                              ("GPU-5f1c,GPU-77aa", ("GPU-5f1c", "GPU-77aa"))])
 def test_cuda_visible_devices_says_which_gpus_there_are(value: str, gpus: tuple[str, ...]) -> None:
     assert visible_gpus({"CUDA_VISIBLE_DEVICES": value}) == gpus
+
+
+def test_gpus_named_by_uuid_are_passed_on_as_written() -> None:
+    assert _gpus("GPU-5f1C,GPU-77aA", ["cuda"]) == ("GPU-5f1C", "GPU-77aA")
+    assert _gpus("NONE", ["cuda"]) == () and _gpus("0,1", ["cpu"]) == ()
 
 
 def _by_scratch(up: Up, service: str) -> dict[str, dict[str, str]]:
