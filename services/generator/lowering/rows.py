@@ -280,12 +280,10 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
         # by ReductionValue.realize): one walk of the rows serves every reader.
         flag = k.constexpr("STORE_ROWS")
         with k.block(f"if {flag}:"):
-            for r, buf in stores:
-                k.line(f"tl.store({k.pointer(buf)} + xlin, {k.cast(ctx.results[id(r)], buf.dtype)}, mask=xmask)")
+            _store_per_row(k, ctx, stores)
     elif value is None:
         stores = stores or [(reductions[-1], out)]
-        for r, buf in stores:
-            k.line(f"tl.store({k.pointer(buf)} + xlin, {k.cast(ctx.results[id(r)], buf.dtype)}, mask=xmask)")
+        _store_per_row(k, ctx, stores)
         outputs = [buf for _, buf in stores]
     kernel = Kernel(k, kernel_args(k), *_launch(xn, rn, persistent, columns), outputs=outputs)
     if epilogue is not None:
@@ -294,6 +292,12 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
         for r, buf in stores:
             r._fused = (kernel, buf)
     return kernel
+
+
+def _store_per_row(k: KernelWriter, ctx: RowContext, stores: Sequence[tuple[ReductionValue, Buffer]]) -> None:
+    """Each reduction's result of the program's rows into its buffer, one element per row."""
+    for r, buf in stores:
+        k.line(f"tl.store({k.pointer(buf)} + xlin, {k.cast(ctx.results[id(r)], buf.dtype)}, mask=xmask)")
 
 
 def _accumulators(k: KernelWriter, rs: Sequence[ReductionValue], tile: str) -> list[str | welford.Lanes]:
