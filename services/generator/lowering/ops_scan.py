@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import sympy
 
@@ -81,6 +81,8 @@ def highest(dtype: str) -> str:
     return {"int8": "127", "int16": "32767", "int32": "2147483647", "int64": "9223372036854775807",
             "uint8": "255", "bool": "1"}[dtype]
 
+
+ScanOrder = Literal["chunk", "sequential", "tree"]
 
 # Chunk lengths of the triangle scans: C*C*rows elements per step.
 TRIANGLE_GPU, TRIANGLE_CPU = 32, 64
@@ -178,11 +180,14 @@ KINDS: dict[str, ScanKind] = {
 
 
 def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs: list[Buffer],
-                sequential: bool = False) -> Kernel:
+                order: ScanOrder = "chunk") -> Kernel:
     """``outs[0][..., i, ...] = scan(src[..., :i+1, ...])`` along ``dim`` (and the index of
     the running extreme in ``outs[1]`` for cummax/cummin), computed in type ``acc``.
-    ``sequential``: one element after another in ``acc``, the order and rounding of PyTorch's
-    GPU scan of a float32 tensor along an outer dimension (see :func:`cumulative`)."""
+    ``order``: "chunk" scans each chunk with Triton's own scan; "sequential" adds one element
+    after another, and "tree" runs PyTorch's chunked tree, each in ``acc`` with a 16-bit
+    ``acc`` rounded after every step: the order and rounding of PyTorch's GPU scan along an
+    outer dimension and along the innermost one (see :func:`cumulative`)."""
+    sequential = order == "sequential"
     k = KernelWriter(name)
     shape = list(src.shape)
     n = shape[dim]
@@ -215,6 +220,10 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
         offset = linear(idx, shape)
         if sequential:  # the carry is folded in element by element: it ends the chunk up to date
             k.store(outs[0], offset, _sequential_chunk(k, kind, carry[0], values[0], acc, rb), "mask")
+        elif order == "tree":
+            scanned = _tree_chunk(k, kind, carry[0], values[0], acc, rb, cuda_chunk(xn, n))
+            k.store(outs[0], offset, scanned, "mask")
+            k.line(f"{carry[0]} = tl.sum(tl.where({last}, {scanned}, 0), 1)[:, None]")
         else:
             scanned = kind.combine(k, carry, kind.chunk(k, values, acc, rb), acc)
             for out, var in zip(outs, scanned, strict=True):
@@ -225,6 +234,8 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
     # A scan along a dim before a kept one reads whole runs of neighbouring columns per chunk.
     if sequential:
         launch = _sequential_launch(xn), reduction_launch(xn, n, run_after(shape, [dim]))[1]
+    elif order == "tree":
+        launch = _tree_launch(xn, cuda_chunk(xn, n)), reduction_launch(xn, n, run_after(shape, [dim]))[1]
     elif kind.triangle:
         launch = _triangle_launch(xn, n)
     else:
@@ -243,9 +254,62 @@ def _sequential_chunk(k: KernelWriter, kind: ScanKind, carry: str, values: str, 
     k.dtypes[running] = acc
     with k.block(f"for j in tl.static_range({rb}):"):
         one = k.var(f"tl.sum(tl.where({cols} == j, {values}, 0), 1)[:, None]", acc)
-        k.line(f"{carry} = {kind.combine(k, [carry], [one], acc)[0]}")
+        k.line(f"{carry} = {_step(k, kind, carry, one, acc)}")
         k.line(f"{running} = tl.where({cols} == j, {carry}, {running})")
     return running
+
+
+def _step(k: KernelWriter, kind: ScanKind, a: str, b: str, acc: str) -> str:
+    """One combine of a sum or product as PyTorch's GPU scan computes it in ``acc``: a 16-bit
+    type's operator adds (multiplies) in float32 and rounds the result back (c10::Half)."""
+    if acc not in ("float16", "bfloat16"):
+        return kind.combine(k, [a], [b], acc)[0]
+    wide = kind.combine(k, [k.cast(a, "float32")], [k.cast(b, "float32")], "float32")[0]
+    return k.cast(wide, acc)
+
+
+def cuda_chunk(rows: int, n: int) -> int:
+    """The chunk PyTorch's GPU scan along the innermost dimension walks a row in: twice its
+    threads per row, 2 ** (9 + log2(row length) - log2(rows)) / 2 bounded to 16..512
+    (ScanUtils.cuh, get_log_num_threads_x_inner_scan), in its unsigned arithmetic: where the
+    rows outnumber the row's elements by more than 2 ** 9 the difference wraps and the bound
+    gives 512."""
+    log_x, log_y = (n - 1).bit_length(), (rows - 1).bit_length()
+    wrapped = ((9 + log_x - log_y) % 2**32) // 2
+    return 2 << min(max(4, wrapped), 9)
+
+
+def _tree_chunk(k: KernelWriter, kind: ScanKind, carry: str, values: str, acc: str, rb: str,
+                chunk: int) -> str:
+    """Scan a chunk ([XBLOCK, RBLOCK], RBLOCK == ``chunk``) as PyTorch's GPU scan along the
+    innermost dimension does (tensor_kernel_scan_innermost_dim): the carry joins the chunk's
+    first element, then log2(chunk) Sklansky steps, where each element in the upper half of
+    a block of 2s adds the last element of the lower half. Every sum is PyTorch's own, so
+    the result is PyTorch's to the bit; an exact or differently ordered float32 scan of a
+    long row differs from it by PyTorch's rounding (7e-4 over 11024 elements, past 1e-4).
+    The lower half's last element is picked with ``tl.gather``."""
+    cols = k.var(f"tl.arange(0, {rb})[None, :]", "int32")
+    first = _step(k, kind, values, carry, acc)
+    v = k.var(f"tl.where({cols} == 0, {first}, {values})", acc)
+    s = 1
+    while s < chunk:
+        upper = k.var(f"({cols} & {s}) != 0", "bool")
+        at = k.var(f"tl.broadcast_to(tl.where({upper}, ({cols} & {~(s - 1)}) - 1, {cols}), "
+                   f"[{k.constexpr('XBLOCK')}, {rb}])", "int32")
+        lower_last = k.var(f"tl.gather({v}, {at}, 1)", acc)
+        v = k.var(f"tl.where({upper}, {_step(k, kind, v, lower_last, acc)}, {v})", acc)
+        s *= 2
+    return v
+
+
+def _tree_launch(xn: int, chunk: int) -> LaunchShape:
+    """Rows of a tree scan per program: a block of about 4096 elements, fewer rows while that
+    leaves under 264 programs (two per SM of an H100), so that few long rows still fill the
+    GPU."""
+    gx = max(1, min(pow2(xn), 4096 // chunk))
+    while gx > 1 and math.ceil(xn / gx) < 264:
+        gx //= 2
+    return LaunchShape((math.ceil(xn / gx),), {"XBLOCK": gx, "RBLOCK": chunk}, 4 if gx * chunk <= 2048 else 8)
 
 
 # Elements of each column a sequential scan's program loads at once.
@@ -281,8 +345,9 @@ def _scan_dtype(dtype: str) -> str:
 @lowers("aten.cumsum.default", "aten.cumprod.default", "aten.logcumsumexp.default")
 def cumulative(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value:
     """The output's dtype (the ``dtype`` argument, or int64 for integer inputs) is the type
-    the input is cast to before the scan, as in PyTorch; 16-bit floats scan in float32,
-    float32 sums and products in float64."""
+    the input is cast to before the scan, as in PyTorch. The interpreter's form scans 16-bit
+    floats in float32 and float32 sums and products in float64; the GPU's form of a float
+    sum or product computes PyTorch's GPU result to the bit (see :func:`gpu_order`)."""
     src = args[0]
     name = node.target.split(".")[1]
     meta = node.outputs[0]
@@ -304,19 +369,33 @@ def cumulative(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
     # long float32 scan would otherwise drift past the comparison's tolerance.
     acc = "float64" if dtype == "float32" and name != "logcumsumexp" else _scan_dtype(dtype)
     kernel = scan_kernel(b.kernel_name(name), src, dim, KINDS[name], acc, [out])
-    if name != "logcumsumexp" and dtype == "float32" and dim != len(src.shape) - 1:
-        # Along an outer dimension PyTorch's GPU scan walks each column one element at a time
-        # in the tensor's own type (ScanUtils.cuh, tensor_kernel_scan_outer_dim): the GPU form
-        # does exactly that, so its result is PyTorch's to the bit, where an exact sum would
-        # differ from PyTorch's by PyTorch's own rounding (over 1e-4 on long float32 scans).
-        # The interpreter keeps the exact form: PyTorch's CPU scan accumulates widely. 16-bit
-        # scans keep it on a GPU too: within their 1e-2 tolerance, and 1.5x faster (H200,
-        # 2026-11-28: 0.24 against 0.37 ms on a 3-d float16 scan).
-        gpu = scan_kernel(b.kernel_name(name), src, dim, KINDS[name], "float32", [out], sequential=True)
+    order = gpu_order(name, dtype, list(src.shape), dim)
+    if order is not None:
+        gpu = scan_kernel(b.kernel_name(name), src, dim, KINDS[name], dtype, [out], order=order)
         gpu.interpreter, gpu.cpu = kernel.writer, kernel.cpu
         kernel = gpu
     b.emit(kernel)
     return _shaped(Stored(out), shape)
+
+
+def gpu_order(name: str, dtype: str, shape: list[int], dim: int) -> ScanOrder | None:
+    """How the GPU form of a float sum or product scans so that its result is PyTorch's GPU
+    result to the bit; None where it keeps the interpreter's exact form.
+
+    PyTorch's GPU scan (ScanUtils.cuh) computes in the tensor's own type, rounding a 16-bit
+    type after every step: along an outer dimension each column one element after another
+    (tensor_kernel_scan_outer_dim), along the innermost one a row in chunks, each a Sklansky
+    tree with the earlier chunks' total joined to its first element. An exact sum differs
+    from that by PyTorch's own rounding, which on a long row passes the comparison's
+    tolerance where the sum nears zero: 7.3e-4 over 11024 float32 elements (tolerance
+    1e-4), and a 16-bit type rounds at every step. A tensor of a single row goes through
+    CUB's scan, whose order is not reproduced: it keeps the exact form, as do float64 (its
+    rounding is far below its tolerance) and logcumsumexp."""
+    if name == "logcumsumexp" or dtype not in ("float32", "float16", "bfloat16"):
+        return None
+    if numel(shape) == shape[dim]:
+        return None
+    return "tree" if dim == len(shape) - 1 else "sequential"
 
 
 @lowers("aten.cummax.default", "aten.cummin.default")
