@@ -19,6 +19,7 @@ from pathlib import Path
 
 CONV_FORMS = ("auto", "gemm", "walk", "reduce")
 CONV_K_ORDERS = ("taps", "channels")
+SCAN_ORDERS = ("pytorch", "exact")
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,11 @@ class Tunables:
     # per step, the weight reordered once per call) or "channels" (the weight's own order,
     # each element's tap computed from its K index). "taps" needs 16 | channels per group.
     conv_k_order: str = "taps"
+    # How a float sum or product scan runs on the GPU: "pytorch" (PyTorch's own GPU order and
+    # rounding, its result to the bit) or "exact" (Triton's chunk scan, float32 accumulated in
+    # float64: faster on some shapes, but off PyTorch's result by PyTorch's own rounding,
+    # which a long row can carry past the comparison's tolerance). See ops_scan.gpu_order.
+    scan_order: str = "pytorch"
     # How float32 operands are multiplied on tensor cores: "tf32x3" (three TF32 products,
     # float32 accuracy) unless the job allows TF32 ("tf32"). A permission, not a knob the
     # search turns: from_strings never sets it.
@@ -69,11 +75,15 @@ class Tunables:
         conv_k_order = values.get("CONV_K_ORDER", "taps")
         if conv_k_order not in CONV_K_ORDERS:
             raise ValueError(f"tunable CONV_K_ORDER must be one of {', '.join(CONV_K_ORDERS)} (got {conv_k_order})")
+        scan_order = values.get("SCAN_ORDER", "pytorch")
+        if scan_order not in SCAN_ORDERS:
+            raise ValueError(f"tunable SCAN_ORDER must be one of {', '.join(SCAN_ORDERS)} (got {scan_order})")
         return cls(pointwise_block=num("POINTWISE_BLOCK", 1024), num_warps=num("num_warps", 4),
                    whole_row_max=num("WHOLE_ROW_MAX", 8192), block_m=num("BLOCK_M", 0), block_n=num("BLOCK_N", 0),
                    block_k=num("BLOCK_K", 0), num_stages=num("num_stages", 3), group_m=num("GROUP_M", 1),
                    fuse_limit=num("FUSE_LIMIT", 4),
-                   attention_block=(int(m), int(n or m)), conv_form=conv_form, conv_k_order=conv_k_order)
+                   attention_block=(int(m), int(n or m)), conv_form=conv_form, conv_k_order=conv_k_order,
+                   scan_order=scan_order)
 
 
 CURRENT: contextvars.ContextVar[Tunables] = contextvars.ContextVar("lowering_tunables", default=Tunables())

@@ -10,6 +10,8 @@ import pytest
 import torch
 from lowering_check import GPU_TEST, _load, check, generate
 
+from services.generator.lowering.tunables import Tunables
+
 HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
 
@@ -155,6 +157,20 @@ def test_a_scan_along_the_innermost_dim_gives_pytorchs_gpu_result_to_the_bit(dty
         torch.testing.assert_close(c, w, atol=tol * n ** 0.5, rtol=tol)
     # An exact float32 scan is not PyTorch's GPU result: the order matters.
     assert dtype != "float32" or n < 100 or not torch.equal(got[0], x.double().cumsum(-1).float())
+
+
+def test_the_search_may_scan_exactly_instead_of_in_pytorchs_order() -> None:
+    """SCAN_ORDER=exact gives the GPU the exact chunk scan (float32 accumulated in float64):
+    still within tolerance of PyTorch on a short row, and no longer PyTorch's tree."""
+    source = spec("return xs[0].cumsum(-1)", "torch.randn(8, 300)")
+    exact = generate(source, tuned=Tunables.from_strings({"SCAN_ORDER": "exact"}))
+    assert "tl.gather" in generate(source) and "tl.gather" not in exact
+    gpu = _load(exact.replace(GPU_TEST, "gpu = True"), "scan_exact_gpu")
+    x = torch.randn(8, 300)
+    with torch.no_grad():
+        torch.testing.assert_close(gpu.ModelNew()(x), x.cumsum(-1), atol=1e-4, rtol=1e-4)
+    with pytest.raises(ValueError, match="SCAN_ORDER"):
+        Tunables.from_strings({"SCAN_ORDER": "fast"})
 
 
 def test_boolean_and_integer_scans_promote_to_int64() -> None:
