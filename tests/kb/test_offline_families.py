@@ -447,11 +447,20 @@ async def test_tma_templates_match_the_reference(backend: OfflineBackend, tmp_pa
 
 async def test_tma_template_refuses_rows_a_descriptor_cannot_address(backend: OfflineBackend,
                                                                      tmp_path: Path) -> None:
+    """Rows no descriptor can address are refused twice: when drafting, at the traced (the
+    screening) sizes, and when called, for operands whose strides the trace did not show."""
+    from services.generator.offline.ops import Unsupported
+
     # bmm_scale's cpu sizes give B rows of 18 fp32 values (72 bytes, not a multiple of 16)
     source = (FIXTURES / "bmm_scale.py").read_text()
-    code = Renderer(backend, source)("matmul_tma")
+    with pytest.raises(Unsupported, match=r"16-byte aligned rows; B .*72 bytes"):
+        Renderer(backend, source)("matmul_tma")
+    # Drafted where the traced rows align (24 fp32 values), called on a view whose rows do not.
+    code = Renderer(backend, BMM)("matmul_tma")
+    model = load_module(code, "tma_refusal", None, str(tmp_path / "tma_refusal.py")).ModelNew()
+    a, b = torch.randn(3, 20, 24), torch.randn(3, 24, 19)[:, :, :18]
     with pytest.raises(ValueError, match=r"matmul_tma: B of shape \(3, 24, 18\).*16-byte aligned rows"):
-        verify(source, code, tmp_path)
+        model(a, b)
 
 
 # searchsorted_tiles counts in two levels (group ends, then one group of S entries), which

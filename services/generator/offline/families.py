@@ -295,6 +295,32 @@ def _row_tile_fits(program: Program, tunables: dict[str, str]) -> None:
                          f"of {warps} warps")
 
 
+# A tensor descriptor's rows start on 16-byte boundaries, and a tile spans at most 256
+# elements a side (kb/templates/matmul_tma.py.j2 refuses others with a ValueError).
+DESCRIPTOR_ALIGN_BYTES = 16
+DESCRIPTOR_SPAN = 256
+
+
+def build_matmul_tma(program: Program, parts: SpecParts, tunables: dict[str, str]) -> dict[str, Any]:
+    """build_matmul for the descriptor-fed templates, refusing what their descriptors refuse
+    at the traced sizes (the ones the candidate is screened at): contiguous operand rows not
+    a whole number of 16-byte units (a 63-wide float32 A), and whole-row tiles wider than
+    256. Drafting such a candidate only spends one of the job's candidates on a certain
+    RUNTIME_ERROR (three of a job's three, on a linear of 63 inputs screened on the CPU)."""
+    heavy = program.heavy
+    if heavy is not None:
+        for name, index in (("A", heavy.a), ("B", heavy.b)):
+            op = program.operands[index]
+            size = {"float16": 2, "bfloat16": 2, "float64": 8}.get(op.dtype, 4)
+            if op.shape and (int(op.shape[-1]) * size) % DESCRIPTOR_ALIGN_BYTES:
+                raise Unsupported(f"a tensor descriptor needs {DESCRIPTOR_ALIGN_BYTES}-byte aligned rows; {name} "
+                                  f"({op.expr}, {op.shape} of {op.dtype}) has rows of {int(op.shape[-1]) * size} bytes")
+        row = 1 << max(0, int(heavy.out_shape[-1]) - 1).bit_length() if heavy.out_shape else 0
+        if program.has_reduce and row > DESCRIPTOR_SPAN:
+            raise Unsupported(f"a whole-row tile of {row} columns is wider than a descriptor's {DESCRIPTOR_SPAN}")
+    return build_matmul(program, parts, tunables)
+
+
 def build_gemm_chain(program: Program, parts: SpecParts, tunables: dict[str, str]) -> dict[str, Any]:
     heavy = program.heavy
     if heavy is None or heavy.kind not in ("mm_chain", "bmm_chain") or heavy.c < 0:
@@ -341,6 +367,6 @@ def build_conv1d_ncl(program: Program, parts: SpecParts, tunables: dict[str, str
     return build_conv1d(program, parts, tunables, CONV_NCL_LOADS, "Conv1d in NCL tiles")
 
 
-BUILDERS: dict[str, Any] = {"pointwise": build_pointwise, "row": build_row, "matmul": build_matmul,
+BUILDERS: dict[str, Any] = {"pointwise": build_pointwise, "row": build_row, "matmul": build_matmul, "matmul_tma": build_matmul_tma,
                             "conv1d": build_conv1d, "conv1d_ncl": build_conv1d_ncl,
                             "gemm_chain": build_gemm_chain, **REC_BUILDERS}
