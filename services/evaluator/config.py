@@ -21,6 +21,16 @@ class EvaluatorSettings(BaseSettings):
     )
     trials: int = Field(5, ge=5, le=100, description="correctness trials per test case (fresh inputs each)")
     timeout_s: float = Field(120.0, gt=0, le=3600, description="wall-clock limit of one candidate run")
+    # A candidate's first call compiles every kernel it defines: 0.7 s a kernel at the median
+    # on an H200 host running 36 jobs, 1.3 s a kernel for a 71-kernel network (92 s), which
+    # with its timing passed the 120 s limit (2026-11-28, the corpus sample's mobilenetv2).
+    timeout_per_kernel_s: float = Field(
+        1.5, ge=0, le=60, description="added to timeout_s for each @triton.jit function of the candidate "
+        "(when the request sets no timeout of its own), up to max_timeout_s"
+    )
+    max_timeout_s: float = Field(
+        480.0, gt=0, le=3600, description="the most a candidate's kernel count can raise its timeout to"
+    )
     reference_timeout_s: float = Field(
         300.0, gt=0, le=3600, description="limit for the reference run of a spec"
     )

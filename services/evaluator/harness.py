@@ -138,6 +138,19 @@ class Harness:
         tenant's code is never loaded by another's."""
         return sandbox.tenant_dir(self.root / "cache", job.tenant)
 
+    def _candidate_timeout(self, job: EvalJob) -> float:
+        """The request's timeout, else the pool's, raised by ``timeout_per_kernel_s`` for each
+        kernel the candidate defines (its first call compiles them all) up to ``max_timeout_s``:
+        a network of 70 kernels needs longer than one kernel, not a different limit per spec."""
+        if job.timeout_s:
+            return job.timeout_s
+        base = self.settings.timeout_s
+        try:
+            kernels = static_check.kernel_count(job.candidate_source)
+        except SyntaxError:
+            return base  # refused by the static check before it runs
+        return max(base, min(self.settings.max_timeout_s, base + self.settings.timeout_per_kernel_s * kernels))
+
     # -- sandbox plumbing --------------------------------------------------------------------
     def _limits(self, job: EvalJob, timeout_s: float) -> sandbox.Limits:
         gpu = device_of(job.platform) == "cuda"
@@ -476,7 +489,7 @@ class Harness:
     def _run_candidate(self, job: EvalJob, plan: EvalPlan, ref_dir: Path, ref: ReferenceResult,
                        state: RunState, baselines: job_baselines.Baselines | None = None) -> None:
         work = self._prepare_run(job, plan, ref_dir, ref)
-        timeout = job.timeout_s or self.settings.timeout_s
+        timeout = self._candidate_timeout(job)
         holder: dict[str, sandbox.SandboxResult] = {}
         # Preparation (start, compile, correctness) may overlap other candidates on this GPU;
         # timing holds the GPU alone, and the time spent queueing for it is not the candidate's.

@@ -561,6 +561,14 @@ PRIORITY = (
 )
 
 
+def kernel_count(source: str) -> int:
+    """The ``@triton.jit`` (autotune, heuristics) functions ``source`` defines, through any
+    import alias: each is compiled on its first launch. Raises SyntaxError."""
+    checker = _Checker()
+    checker.visit(ast.parse(source))
+    return checker.jit_functions
+
+
 def check_source(source: str) -> list[Violation]:
     """All violations in ``source``, most telling first (empty = clean). Raises SyntaxError."""
     tree = ast.parse(source)

@@ -512,3 +512,25 @@ def test_a_cached_reference_run_cannot_be_trimmed_between_its_lookup_and_its_use
     finally:
         worker.close()
     assert result.verdict == common_pb2.PASSED, result.reason
+
+
+def test_a_candidates_timeout_grows_with_the_kernels_it_compiles(tmp_path: Path) -> None:
+    """Its first call compiles every kernel: a network of many kernels gets more time, up to
+    the pool's cap; a request's own timeout stands as given."""
+    harness = Harness(EvaluatorSettings(platform="cpu", scratch_dir=tmp_path, timeout_s=100, memory_mb=4096,
+                                        timeout_per_kernel_s=2.0, max_timeout_s=250), REPO_ROOT / "kb")
+    try:
+        one = cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py")
+        kernel = one.candidate_source
+        assert harness._candidate_timeout(one) == 100 + 2.0 * kernel.count("@triton.jit")
+        body = "\n".join(f"@triton.jit\ndef k{i}(x):\n    pass\n" for i in range(100))
+        many = cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py")
+        many.candidate_source = kernel + "\n" + body
+        assert harness._candidate_timeout(many) == 250  # capped
+        many.timeout_s = 7.0
+        assert harness._candidate_timeout(many) == 7.0
+        broken = cpu_job(SPECS / "softmax_small.py", GOOD / "softmax_rowwise.py")
+        broken.candidate_source = "def broken(:\n"
+        assert harness._candidate_timeout(broken) == 100
+    finally:
+        harness.close()

@@ -177,3 +177,14 @@ def test_constructors_still_may_not_reach_beyond_tensors(call: str) -> None:
 def test_forward_compute_stays_refused() -> None:
     body = "class ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.tril(x)\n"
     assert "torch_compute" in rules(body)
+
+
+def test_kernels_are_counted_through_any_alias() -> None:
+    from services.evaluator.static_check import kernel_count
+
+    source = ("import triton as tr\nfrom triton import jit\nimport triton.language as tl\n\n"
+              "@tr.jit\ndef a(x):\n    pass\n\n@jit\ndef b(x):\n    pass\n\n"
+              "@tr.autotune(configs=[], key=[])\n@tr.jit\ndef c(x):\n    pass\n\ndef host(x):\n    return x\n")
+    assert kernel_count(source) == 3
+    with pytest.raises(SyntaxError):
+        kernel_count("def broken(:\n")
