@@ -271,10 +271,10 @@ def _step(k: KernelWriter, kind: ScanKind, a: str, b: str, acc: str) -> str:
 
 def cuda_chunk(rows: int, n: int) -> int:
     """The chunk PyTorch's GPU scan along the innermost dimension walks a row in: twice its
-    threads per row, 2 ** (9 + log2(row length) - log2(rows)) / 2 bounded to 16..512
-    (ScanUtils.cuh, get_log_num_threads_x_inner_scan), in its unsigned arithmetic: where the
-    rows outnumber the row's elements by more than 2 ** 9 the difference wraps and the bound
-    gives 512."""
+    threads per row, 2 ** ((9 + log2(row length) - log2(rows)) // 2) with both logs rounded
+    up, bounded to 16..512 (ScanUtils.cuh, get_log_num_threads_x_inner_scan), in its
+    unsigned arithmetic: where the rows outnumber the row's elements by more than 2 ** 9 the
+    difference wraps and the bound gives 512."""
     log_x, log_y = (n - 1).bit_length(), (rows - 1).bit_length()
     wrapped = ((9 + log_x - log_y) % 2**32) // 2
     return 2 << min(max(4, wrapped), 9)
@@ -396,8 +396,9 @@ def gpu_order(name: str, dtype: str, shape: list[int], dim: int) -> ScanOrder | 
     1e-4), and a 16-bit type rounds at every step. A tensor of a single row goes through
     CUB's scan, whose order is not reproduced: it keeps the exact form, as do float64 (its
     rounding is far below its tolerance) and logcumsumexp. The tunable SCAN_ORDER=exact
-    keeps the exact form too: faster on some shapes (on an H200, 2026-11-28: 0.045 against
-    0.067 ms on a masked running sum), where its result passes the comparison."""
+    keeps the exact form too: faster on some shapes, where its result passes the comparison
+    (on an H200, 2026-11-28: 256 rows of 16384 in 0.069 against 0.102 ms; a float32 scan
+    along an outer dim in 0.24 against 0.37 ms)."""
     if tunables.current().scan_order == "exact":
         return None
     if name == "logcumsumexp" or dtype not in ("float32", "float16", "bfloat16"):
