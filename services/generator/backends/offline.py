@@ -15,6 +15,7 @@ import sys
 import tempfile
 import uuid
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,16 @@ def traced_op_names(traced: dict[str, Any]) -> list[str]:
     return names
 
 
+def fewer_stages(template: Template, tunables: dict[str, str]) -> list[str]:
+    """The template's num_stages values below the set's, deepest first."""
+    try:
+        current = int(tunables.get("num_stages", ""))
+    except ValueError:
+        return []
+    lower = [v for v in template.tunables.get("num_stages", []) if v.isdigit() and int(v) < current]
+    return sorted(lower, key=int, reverse=True)
+
+
 class OfflineBackend:
     name = "offline"
 
@@ -197,11 +208,14 @@ class OfflineBackend:
         failed: dict[str, str] = refused_templates(request, templates)  # name -> why it cannot serve
         last_misfit: dict[str, str] = {}  # name -> why its last tunable set tried did not fit
 
+        misfits: set[int] = set()  # id() of the tunable sets whose tiles did not fit
+
         async def render(template: Template, tunables: dict[str, str]) -> str | None:
             try:
                 return self.render(template, tunables, traced, spec_source, parts)
             except DoesNotFit as exc:
                 last_misfit[template.name] = f"{template.name}: {exc}"   # its other sets may fit
+                misfits.add(id(tunables))
             except Unsupported as exc:
                 failed[template.name] = f"{template.name}: {exc}"
             except Exception as exc:
@@ -211,8 +225,24 @@ class OfflineBackend:
             return None
 
         # Read lazily: once a template fails, its other options are passed over unrendered.
-        options = ((t, tun) for t, tun in preferences(templates, request) if t.name not in failed)
-        found = await pick_new_code(options, render, request.expand, MAX_TEMPLATE_RENDERS)
+        def options() -> Iterator[tuple[Template, dict[str, str]]]:
+            for t, tun in preferences(templates, request):
+                if t.name in failed:
+                    continue
+                yield t, tun
+                # A template's defaults whose pipeline overflows shared memory give way to the
+                # same set with fewer stages (what Triton's own error advises): a descriptor-fed
+                # template's four default stages of float32 tiles fit no GPU, three do. Other
+                # sets that do not fit are only passed over (renders are counted).
+                if tun != t.defaults():
+                    continue
+                for stages in fewer_stages(t, tun):
+                    if id(tun) not in misfits:
+                        break
+                    tun = {**tun, "num_stages": stages}
+                    yield t, tun
+
+        found = await pick_new_code(options(), render, request.expand, MAX_TEMPLATE_RENDERS)
         if found is not None:
             template, tunables, code = found
             return Generation(code=code, tunables={"template": template.name, **tunables})

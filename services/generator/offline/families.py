@@ -265,12 +265,17 @@ def build_matmul(program: Program, parts: SpecParts, tunables: dict[str, str]) -
         _row_tile_fits(program, tunables)
         ctx.update(title="GEMM with a fused row epilogue: " + program.signature(),
                    BLOCK_N="triton.next_power_of_2(n_cols)", GROUP_M="1")
+    else:
+        _tile_fits(program, tunables)
     return ctx
 
 
 # The shared memory one program may take on the GPUs served: the A100's opt-in maximum
 # (163 KB; an H100's or H200's is 227 KB), so a kernel that compiles on one compiles on all.
 SHARED_MEMORY_BYTES = 166912
+# The most shared memory one program may take on a Hopper GPU (H100, H200: 227 KB), the
+# largest of the GPUs served: a GEMM tile set needing more fails to compile on every one.
+HOPPER_SHARED_MEMORY_BYTES = 232448
 # The fp32 accumulator values a thread may hold before the compiler spills them.
 ACCUMULATOR_PER_THREAD = 256
 
@@ -319,6 +324,27 @@ def build_matmul_tma(program: Program, parts: SpecParts, tunables: dict[str, str
         if program.has_reduce and row > DESCRIPTOR_SPAN:
             raise Unsupported(f"a whole-row tile of {row} columns is wider than a descriptor's {DESCRIPTOR_SPAN}")
     return build_matmul(program, parts, tunables)
+
+
+def _tile_fits(program: Program, tunables: dict[str, str]) -> None:
+    """Raises DoesNotFit when a GEMM tile set's pipeline (num_stages tiles of A, BLOCK_M x
+    BLOCK_K, and of B, BLOCK_K x BLOCK_N) needs more shared memory than any GPU served has:
+    a float32 128 x 256 x 64 set over three stages asked for 352 KB on an H200 and failed to
+    compile (2026-11-28, a logit soft-cap's projection). Sets that fit a Hopper GPU but not
+    an A100 stay: the float32 default measured best on H100 and H200 (128 x 128 x 64 over
+    three stages, 192 KB) is one of them."""
+    heavy = program.heavy
+    assert heavy is not None
+    try:
+        bm, bn, bk = (int(tunables[k]) for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
+        stages = max(1, int(tunables.get("num_stages", "1")))
+    except (KeyError, ValueError):
+        return  # a tile given by expression is sized at run time
+    size = 2 if program.operands[heavy.a].dtype in ("float16", "bfloat16") else 4
+    shared = (bm * bk + bk * bn) * size * stages
+    if shared > HOPPER_SHARED_MEMORY_BYTES:
+        raise DoesNotFit(f"a {bm} x {bn} x {bk} tile over {stages} stages needs {shared} bytes of shared memory "
+                         f"(at most {HOPPER_SHARED_MEMORY_BYTES})")
 
 
 def build_gemm_chain(program: Program, parts: SpecParts, tunables: dict[str, str]) -> dict[str, Any]:

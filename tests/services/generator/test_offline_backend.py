@@ -306,3 +306,39 @@ async def test_a_whole_row_gemm_tile_is_drafted_only_where_it_fits_the_gpu(backe
     bm, bk, stages = (int(wide.tunables[k]) for k in ("BLOCK_M", "BLOCK_K", "num_stages"))
     assert (bm * bk + bk * 2048) * 4 * stages <= 166912
     assert bm * 2048 <= 256 * 32 * int(wide.tunables["num_warps"])
+
+
+def test_a_gemm_tile_set_is_drafted_only_where_its_pipeline_fits_the_gpu() -> None:
+    """A float32 128 x 256 x 64 tile over three stages needs 288 KB of shared memory, more
+    than any GPU served (one failed to compile on an H200): that set is passed over as not
+    fitting, while the float32 default (192 KB, within a Hopper GPU's 227 KB) and the same
+    wide tile in float16 (144 KB) are drafted."""
+    from services.generator.offline.families import build_matmul
+    from services.generator.offline.lower import lower
+    from services.generator.offline.ops import DoesNotFit
+    from services.generator.offline.specparts import spec_parts
+    from services.generator.tracer import trace
+
+    source = LINEAR_LAYERNORM.format(n=256).replace("torch.sigmoid(self.norm(self.fc(x)))", "torch.sigmoid(self.fc(x))")
+    parts = spec_parts(source)
+    wide = {"BLOCK_M": "128", "BLOCK_N": "256", "BLOCK_K": "64", "GROUP_M": "8", "num_warps": "8",
+            "num_stages": "3", "PRECISION": "ieee"}
+    with pytest.raises(DoesNotFit, match="294912 bytes"):
+        build_matmul(lower(trace(source, {})), parts, wide)
+    assert build_matmul(lower(trace(source, {})), parts, {**wide, "BLOCK_N": "128"})
+    half = source.replace("nn.Linear(64, 256)", "nn.Linear(64, 256).half()").replace(
+        "torch.randn(8, 64)", "torch.randn(8, 64).half()")
+    assert build_matmul(lower(trace(half, {})), spec_parts(half), wide)
+
+
+async def test_a_templates_defaults_that_do_not_fit_give_way_to_fewer_stages(backend: OfflineBackend) -> None:
+    """The descriptor-fed template's defaults (128 x 128 x 64 over four stages) need 256 KB
+    of shared memory for float32 tiles: its draft of a float32 linear takes three stages."""
+    stages = set()
+    for seed in range(12):
+        request = _request(seed=seed, category="slow", bottleneck="compute_bound", mode=common_pb2.FRESH_START)
+        request.expand.pending_siblings = seed % 3
+        gen = await backend.generate(request, "", LINEAR_GELU, None)
+        if gen.tunables.get("template") == "matmul_tma":
+            stages.add(gen.tunables["num_stages"])
+    assert stages and "4" not in stages
