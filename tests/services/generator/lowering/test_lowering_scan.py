@@ -43,6 +43,9 @@ return (torch.cumsum(x, d), torch.cumsum(x.flip(d), d).flip(d), torch.cumsum(x, 
 """
     tol = TOLERANCE[dtype]
     check(spec(forward, INPUTS[dtype]), atol=tol, rtol=tol)
+    # The GPU's forms (PyTorch's order: a tree along the last dim, a walk along the others),
+    # run under the interpreter on the same operators.
+    check(spec(forward, INPUTS[dtype]), atol=tol, rtol=tol, form="gpu", trials=1)
 
 
 @pytest.mark.parametrize("dim", [0, 1])
@@ -157,6 +160,19 @@ def test_a_scan_along_the_innermost_dim_gives_pytorchs_gpu_result_to_the_bit(dty
         torch.testing.assert_close(c, w, atol=tol * n ** 0.5, rtol=tol)
     # An exact float32 scan is not PyTorch's GPU result: the order matters.
     assert dtype != "float32" or n < 100 or not torch.equal(got[0], x.double().cumsum(-1).float())
+
+
+def test_the_tree_scan_reads_a_transposed_input_through_its_strides() -> None:
+    """The GPU form of an innermost-dim scan of a transposed view equals PyTorch's algorithm
+    on the view's values (the view is read where it lies, not copied)."""
+    source = spec("return xs[0].t().cumsum(-1), torch.cumprod(xs[0].t(), 1)", "torch.randn(300, 7)")
+    gpu = _load(generate(source).replace(GPU_TEST, "gpu = True"), "scan_tree_transposed")
+    x = torch.randn(300, 7)
+    with torch.no_grad():
+        got = gpu.ModelNew()(x)
+    view = x.t().contiguous()
+    assert torch.equal(got[0], pytorch_gpu_inner_scan(view))
+    assert torch.equal(got[1], pytorch_gpu_inner_scan(view, True))
 
 
 def test_the_search_may_scan_exactly_instead_of_in_pytorchs_order() -> None:
