@@ -130,6 +130,14 @@ def fewer_stages(template: Template, tunables: dict[str, str]) -> list[str]:
     return sorted(lower, key=int, reverse=True)
 
 
+def _is_defaults(template: Template, tunables: dict[str, str]) -> bool:
+    """Whether a set is the template's defaults, up to the precision the job's policy sets."""
+    def strip(tun: dict[str, str]) -> dict[str, str]:
+        return {k: v for k, v in tun.items() if k != "PRECISION"}
+
+    return strip(tunables) == strip(template.defaults())
+
+
 class OfflineBackend:
     name = "offline"
 
@@ -207,7 +215,6 @@ class OfflineBackend:
         # refuse them again, whatever its tunables.
         failed: dict[str, str] = refused_templates(request, templates)  # name -> why it cannot serve
         last_misfit: dict[str, str] = {}  # name -> why its last tunable set tried did not fit
-
         misfits: set[int] = set()  # id() of the tunable sets whose tiles did not fit
 
         async def render(template: Template, tunables: dict[str, str]) -> str | None:
@@ -234,7 +241,7 @@ class OfflineBackend:
                 # same set with fewer stages (what Triton's own error advises): a descriptor-fed
                 # template's four default stages of float32 tiles fit no GPU, three do. Other
                 # sets that do not fit are only passed over (renders are counted).
-                if tun != t.defaults():
+                if not _is_defaults(t, tun):
                     continue
                 for stages in fewer_stages(t, tun):
                     if id(tun) not in misfits:
