@@ -54,6 +54,7 @@ def points(tunables: dict[str, list[str]], extra: int, seed: int) -> list[dict[s
 
 def render_all(spec: Path, extra: int, work: Path, only_templates: list[str] | None = None) -> list[dict[str, Any]]:
     from services.generator.backends.offline import OfflineBackend
+    from services.generator.offline.ops import DoesNotFit
     from services.generator.offline.specparts import spec_parts
     from services.generator.tracer import trace
 
@@ -75,6 +76,8 @@ def render_all(spec: Path, extra: int, work: Path, only_templates: list[str] | N
                 path.write_text(backend.render(t, tun, traced, source, parts))
                 rendered.append({"spec": spec.stem, "template": t.name, "tunables": tun, "file": str(path),
                                  "default": i == 0})
+            except DoesNotFit:
+                continue  # tiles over every GPU's shared memory: the generator never drafts them
             except Exception as exc:  # noqa: BLE001 - a point a template cannot serve is a result
                 rendered.append({"spec": spec.stem, "template": t.name, "tunables": tun, "default": i == 0,
                                  "error": f"render: {type(exc).__name__}: {exc}"[:300]})
