@@ -194,6 +194,7 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
     n = shape[dim]
     kept = shape[:dim] + shape[dim + 1:]
     xn = numel(kept)
+    chunk = cuda_chunk(xn, n) if order == "tree" else 0  # PyTorch's, for the tree's steps and launch
     xb, rb = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
     wide = numel(shape) >= 2**31
     k.line("pid = tl.program_id(0)" + (".to(tl.int64)" if wide else ""))
@@ -222,7 +223,7 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
         if sequential:  # the carry is folded in element by element: it ends the chunk up to date
             k.store(outs[0], offset, _sequential_chunk(k, kind, carry[0], values[0], acc, rb), "mask")
         elif order == "tree":
-            scanned = _tree_chunk(k, kind, carry[0], values[0], acc, rb, cuda_chunk(xn, n))
+            scanned = _tree_chunk(k, kind, carry[0], values[0], acc, rb, chunk)
             k.store(outs[0], offset, scanned, "mask")
             k.line(f"{carry[0]} = tl.sum(tl.where({last}, {scanned}, 0), 1)[:, None]")
         else:
@@ -236,7 +237,7 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
     if sequential:
         launch = _sequential_launch(xn), reduction_launch(xn, n, run_after(shape, [dim]))[1]
     elif order == "tree":
-        launch = _tree_launch(xn, cuda_chunk(xn, n)), reduction_launch(xn, n, run_after(shape, [dim]))[1]
+        launch = _tree_launch(xn, chunk), reduction_launch(xn, n, run_after(shape, [dim]))[1]
     elif kind.triangle:
         launch = _triangle_launch(xn, n)
     else:

@@ -280,6 +280,20 @@ HOPPER_SHARED_MEMORY_BYTES = 232448
 ACCUMULATOR_PER_THREAD = 256
 
 
+def _padded_row(shape: list[int]) -> int:
+    """The output row rounded up to a power of two: the BLOCK_N of a whole-row tile."""
+    return 1 << max(0, int(shape[-1]) - 1).bit_length()
+
+
+def _pipeline_bytes(program: Program, bm: int, bn: int, bk: int, stages: int) -> int:
+    """Shared memory a GEMM's software pipeline holds: ``stages`` tiles of A (bm x bk) and of
+    B (bk x bn), 2-byte elements for 16-bit operands, else 4."""
+    heavy = program.heavy
+    assert heavy is not None
+    size = 2 if program.operands[heavy.a].dtype in ("float16", "bfloat16") else 4
+    return (bm * bk + bk * bn) * size * stages
+
+
 def _row_tile_fits(program: Program, tunables: dict[str, str]) -> None:
     """Raises DoesNotFit when a whole-row GEMM tile at these tunables overflows shared memory
     (each pipeline stage holds a BLOCK_M x BLOCK_K tile of A and a BLOCK_K x row tile of B) or
@@ -287,11 +301,10 @@ def _row_tile_fits(program: Program, tunables: dict[str, str]) -> None:
     32 x 32 over two stages asked for 520 KB and failed to compile on an H200."""
     heavy = program.heavy
     assert heavy is not None
-    row = 1 << max(0, int(heavy.out_shape[-1]) - 1).bit_length()
-    size = 2 if program.operands[heavy.a].dtype in ("float16", "bfloat16") else 4
+    row = _padded_row(heavy.out_shape)
     bm, bk = int(tunables.get("BLOCK_M", "32")), int(tunables.get("BLOCK_K", "32"))
     stages, warps = max(1, int(tunables.get("num_stages", "1"))), int(tunables.get("num_warps", "4"))
-    shared = (bm * bk + bk * row) * size * stages
+    shared = _pipeline_bytes(program, bm, row, bk, stages)
     if shared > SHARED_MEMORY_BYTES:
         raise DoesNotFit(f"a {bm} x {row} row tile over {stages} stages of BLOCK_K={bk} needs {shared} bytes of "
                          f"shared memory (at most {SHARED_MEMORY_BYTES})")
@@ -320,7 +333,7 @@ def build_matmul_tma(program: Program, parts: SpecParts, tunables: dict[str, str
             if op.shape and (int(op.shape[-1]) * size) % DESCRIPTOR_ALIGN_BYTES:
                 raise Unsupported(f"a tensor descriptor needs {DESCRIPTOR_ALIGN_BYTES}-byte aligned rows; {name} "
                                   f"({op.expr}, {op.shape} of {op.dtype}) has rows of {int(op.shape[-1]) * size} bytes")
-        row = 1 << max(0, int(heavy.out_shape[-1]) - 1).bit_length() if heavy.out_shape else 0
+        row = _padded_row(heavy.out_shape) if heavy.out_shape else 0
         if program.has_reduce and row > DESCRIPTOR_SPAN:
             raise Unsupported(f"a whole-row tile of {row} columns is wider than a descriptor's {DESCRIPTOR_SPAN}")
     return build_matmul(program, parts, tunables)
@@ -333,15 +346,12 @@ def _tile_fits(program: Program, tunables: dict[str, str]) -> None:
     compile (2026-11-28, a logit soft-cap's projection). Sets that fit a Hopper GPU but not
     an A100 stay: the float32 default measured best on H100 and H200 (128 x 128 x 64 over
     three stages, 192 KB) is one of them."""
-    heavy = program.heavy
-    assert heavy is not None
     try:
         bm, bn, bk = (int(tunables[k]) for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
         stages = max(1, int(tunables.get("num_stages", "1")))
     except (KeyError, ValueError):
         return  # a tile given by expression is sized at run time
-    size = 2 if program.operands[heavy.a].dtype in ("float16", "bfloat16") else 4
-    shared = (bm * bk + bk * bn) * size * stages
+    shared = _pipeline_bytes(program, bm, bn, bk, stages)
     if shared > HOPPER_SHARED_MEMORY_BYTES:
         raise DoesNotFit(f"a {bm} x {bn} x {bk} tile over {stages} stages needs {shared} bytes of shared memory "
                          f"(at most {HOPPER_SHARED_MEMORY_BYTES})")
@@ -393,6 +403,6 @@ def build_conv1d_ncl(program: Program, parts: SpecParts, tunables: dict[str, str
     return build_conv1d(program, parts, tunables, CONV_NCL_LOADS, "Conv1d in NCL tiles")
 
 
-BUILDERS: dict[str, Any] = {"pointwise": build_pointwise, "row": build_row, "matmul": build_matmul, "matmul_tma": build_matmul_tma,
-                            "conv1d": build_conv1d, "conv1d_ncl": build_conv1d_ncl,
+BUILDERS: dict[str, Any] = {"pointwise": build_pointwise, "row": build_row, "matmul": build_matmul,
+                            "matmul_tma": build_matmul_tma, "conv1d": build_conv1d, "conv1d_ncl": build_conv1d_ncl,
                             "gemm_chain": build_gemm_chain, **REC_BUILDERS}
