@@ -181,6 +181,8 @@ class KernelWriter:
     # Values that are a buffer's elements as loaded (widened or not): value -> (the raw load,
     # its mask, the buffer's dtype). Masked lanes of such a load hold 0.
     loads: dict[str, tuple[str, str | None, str]] = field(default_factory=dict)
+    # Every (buffer, element offset) a load reads, in order: where a value's inputs lie.
+    load_offsets: list[tuple[Buffer, Expr]] = field(default_factory=list)
 
     # -- naming -------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
@@ -243,6 +245,7 @@ class KernelWriter:
         return Printer(self.names)(expr)
 
     def load(self, buf: Buffer, offset: Expr, mask: str | None) -> str:
+        self.load_offsets.append((buf, offset))
         ptr = self.pointer(buf)
         where = self.index(offset)
         if sympy.sympify(offset).is_Integer:

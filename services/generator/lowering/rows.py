@@ -26,7 +26,7 @@ import sympy
 from services.generator.lowering import tunables, welford
 from services.generator.lowering.indexing import Expr, bounds, fold, linear, numel, range_symbol
 from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Stored, Value, compute_dtype
-from services.generator.lowering.kernels import (Kernel, LaunchShape, column_launch, kernel_args,
+from services.generator.lowering.kernels import (COLUMN_RUN, Kernel, LaunchShape, column_launch, kernel_args,
                                                  out_symbols, pow2, run_after, tl_type, walks_columns)
 
 # A row of up to ``tunables.current().whole_row_max`` elements is kept in registers.
@@ -64,6 +64,7 @@ class ReductionValue(Value):
         self.reduced = [s for d, s in enumerate(src.shape) if d in self.dims]
         self.acc = "int32" if dtype == "bool" else compute_dtype(dtype)
         self._stored: Stored | None = None
+        self._run: int | None = None  # memory_run, worked out when first asked
         # The row program that computes this reduction for the value it stores, and the
         # buffer it stores the reduction in when asked (``row_kernel``'s epilogue).
         self._fused: tuple[Kernel, Buffer] | None = None
@@ -75,8 +76,14 @@ class ReductionValue(Value):
     @property
     def splits(self) -> int:
         """Slices each row is cut into (split_count); 1 for reductions that cannot combine."""
-        return split_count(numel(self.kept), self.count, run_after(self.src.shape, self.dims)) \
-            if self.kind in _SPLITTABLE else 1
+        return split_count(numel(self.kept), self.count, self.run) if self.kind in _SPLITTABLE else 1
+
+    @property
+    def run(self) -> int:
+        """Kept elements in a row in memory where this reduction reads (``memory_run``)."""
+        if self._run is None:
+            self._run = memory_run(self.src, self.dims)
+        return self._run
 
     def row_index(self, index: Sequence[Expr]) -> list[Expr] | None:
         """The kept dims' part of an index into this reduction: a reduction that keeps its
@@ -204,7 +211,7 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
     # sequence of [batch, time, features]): neighbouring rows are neighbours in memory, so a
     # program takes many rows and walks their elements in short chunks, each chunk reading
     # whole runs of memory. A row program keeps its whole row (it stores a value from it).
-    run = run_after(shape, dims)
+    run = reductions[0].run if value is None and reductions else run_after(shape, dims)
     columns = run if value is None and walks_columns(rn, run) else 0
     persistent = not columns and pow2(rn) <= tunables.current().whole_row_max
     xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
@@ -285,7 +292,11 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
         stores = stores or [(reductions[-1], out)]
         _store_per_row(k, ctx, stores)
         outputs = [buf for _, buf in stores]
-    kernel = Kernel(k, kernel_args(k), *_launch(xn, rn, persistent, columns), outputs=outputs)
+    # Whole rows of bytes apart in memory (each program reads a run of neighbouring rows'
+    # elements) take four times the rows of wider elements: see _launch.
+    apart = value is None and reductions and persistent and walks_apart(run)
+    width = read_bytes(reductions[0].src) if apart else 4
+    kernel = Kernel(k, kernel_args(k), *_launch(xn, rn, persistent, columns, width), outputs=outputs)
     if epilogue is not None:
         for shape in (kernel.gpu, kernel.cpu):
             shape.meta["STORE_ROWS"] = 0
@@ -439,7 +450,7 @@ def split_count(xn: int, rn: int, run: int = 1) -> int:
     apart in memory (``run`` neighbouring columns, see column_launch) cut into power-of-two
     slices of at least 512 elements until about 1024 programs run."""
     if walks_columns(rn, run):
-        programs = column_launch(xn, rn, run)[0].grid[0]
+        programs = column_launch(xn, rn, run, sliced=True)[0].grid[0]
         want = min(math.ceil(_SPLIT_PROGRAMS / programs), rn // _COLUMN_SLICE)
         return math.ceil(rn / _slice(rn, want, run)) if want > 1 else 1
     if xn >= _SPLIT_ROWS_BELOW or rn < _SPLIT_LENGTH_FROM:
@@ -466,7 +477,7 @@ def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Seq
     kept = [s for d, s in enumerate(shape) if d not in dims]
     reduced = [s for d, s in enumerate(shape) if d in dims]
     xn, rn = numel(kept), numel(reduced)
-    run = run_after(shape, dims)
+    run = r0.run
     chunk = _slice(rn, splits, run)
     k = KernelWriter(name)
     xblock, rblock = k.constexpr("XBLOCK"), k.constexpr("RBLOCK")
@@ -491,7 +502,7 @@ def split_kernel(name: str, rs: Sequence[ReductionValue], partials: Sequence[Seq
             k.line(f"tl.store({k.pointer(partial)} + xlin * {splits} + sid, {total}, mask=xmask)")
     outputs = [b for bufs in partials for b in bufs]
     if walks_columns(rn, run):
-        gpu, cpu = column_launch(xn, chunk, run)
+        gpu, cpu = column_launch(xn, chunk, run, sliced=True)
         return Kernel(k, kernel_args(k), LaunchShape((gpu.grid[0], splits), gpu.meta, gpu.num_warps),
                       LaunchShape((cpu.grid[0], splits), cpu.meta, 1), outputs=outputs)
     return Kernel(k, kernel_args(k), LaunchShape((xn, splits), {"XBLOCK": 1, "RBLOCK": 2048}, 8),
@@ -614,14 +625,31 @@ def _block_total(k: KernelWriter, r: ReductionValue, acc: str) -> str:
     return _block_reduce(k, r if r.kind != "var" else _sum_like(r), acc, "xmask")
 
 
-def _launch(xn: int, rn: int, persistent: bool, columns: int = 0) -> tuple[LaunchShape, LaunchShape]:
+def walks_apart(run: int) -> bool:
+    """Whether neighbouring rows of a reduction lie next to each other in memory, in runs long
+    enough (``COLUMN_RUN``) that a program holding many whole rows reads runs of memory."""
+    return run >= COLUMN_RUN
+
+
+def _launch(xn: int, rn: int, persistent: bool, columns: int = 0, width: int = 4) -> tuple[LaunchShape, LaunchShape]:
+    """Launch shapes of a row program: a column walk, whole rows (``width``: bytes of the
+    elements read where rows lie apart in memory, else 4) or one row walked per program."""
     if columns:
         return column_launch(xn, rn, columns)
     if persistent:
         r = pow2(rn)
-        gx = max(1, min(pow2(xn), 4096 // r))
+        # 4096 elements a program; 16384 of one-byte elements where whole rows lie apart in
+        # memory: on an H200 (2026-11-28, tools/launch_sweep.py) an ``all`` over 16 rows of
+        # 262144 booleans ran 1.65x faster at 1024 rows a program than at 256, an ``any``
+        # over 128 rows 1.41x faster at 128 than at 32, each time by steady steps; a
+        # bfloat16 sum over 64 rows ran best at 4096 elements (8192: 0.87x).
+        gx = max(1, min(pow2(xn), (16384 if width == 1 else 4096) // r))
         cx = max(1, min(pow2(xn), 65536 // r))
-        warps = 16 if r >= 4096 else 8 if r >= 1024 else 4
+        # Rows of 4096 on four warps (16 before): on an H200 (2026-11-28, tools/launch_sweep.py)
+        # four beat 16 on two of three reductions over rows of 4096 (by 1.2x and 1.6x) and tied
+        # on the third. Rows of 8192 keep 16: the sweep preferred eight on single reductions,
+        # but eight and four both lost to 16 on softmax and norm rows in an A/B of the corpus.
+        warps = 16 if r >= 8192 else 4 if r >= 4096 or r < 1024 else 8
         return (LaunchShape((math.ceil(xn / gx),), {"XBLOCK": gx, "RBLOCK": r}, warps),
                 LaunchShape((math.ceil(xn / cx),), {"XBLOCK": cx, "RBLOCK": r}, 1))
     gr, cr = 2048, 8192
@@ -649,7 +677,7 @@ def plan(builder: Any, value: Value,
         return None
     dims, roots = max(groups.items(), key=lambda item: len(item[1]))
     kept = numel([s for d, s in enumerate(shape) if d not in dims])
-    if split_count(kept, numel(shape) // max(kept, 1), run_after(shape, dims)) > 1 \
+    if split_count(kept, numel(shape) // max(kept, 1), roots[0].run) > 1 \
             and all(r.kind in _SPLITTABLE for r in roots):
         return None  # few long rows: the reductions are split across programs, each its own kernel
     return list(dims), _order(roots, shape, list(dims))
@@ -723,6 +751,56 @@ def probe_symbols(shape: Sequence[int]) -> list[Expr]:
     if key not in _PROBE_SYMBOLS:
         _PROBE_SYMBOLS[key] = [range_symbol(f"e{d}", s) for d, s in enumerate(key)]
     return _PROBE_SYMBOLS[key]
+
+
+def memory_run(src: Value, dims: Sequence[int]) -> int:
+    """Kept elements in a row in memory where a reduction of ``src`` over ``dims`` reads its
+    largest input: 1 where that input's reduced elements are contiguous, the length of its
+    contiguous kept dim where the kept elements are (a column walk), else ``run_after`` of
+    the logical shape. The logical order misleads where the input is read through a
+    transpose: ``torch.mv(W.t(), x)`` sums each column of W, whose logical rows are W's
+    columns (a whole-row walk of them measured 7x slower than eager)."""
+    shape = tuple(src.shape)
+    logical = run_after(shape, dims)
+    syms = probe_symbols(shape)
+    read = _largest_read(src)
+    if read is None:
+        return logical
+    _, offset = read
+    strides: dict[int, int] = {}
+    for d, sym in enumerate(syms):
+        if not isinstance(sym, sympy.Symbol):
+            continue
+        slope = sympy.diff(sympy.sympify(offset), sym)
+        if not slope.is_Integer:
+            return logical  # read through a reshape (floor/mod): leave it to the logical order
+        strides[d] = int(slope)
+    if any(strides.get(d) == 1 for d in dims):
+        return 1
+    unit = [d for d, stride in strides.items() if stride == 1 and d not in dims]
+    return shape[unit[0]] if unit else logical
+
+
+def _largest_read(src: Value) -> tuple[Buffer, Expr] | None:
+    """The largest buffer ``src`` reads and the offset it reads at, in ``src``'s probe
+    symbols; None where it reads none (or cannot be probed)."""
+    k = _probe_writer(probe_symbols(src.shape))
+    try:
+        src.load(k, list(probe_symbols(src.shape)), None)
+    except Exception:  # noqa: BLE001 - a value that cannot be probed is read as its logical shape
+        return None
+    return max(k.load_offsets, key=lambda read: read[0].numel) if k.load_offsets else None
+
+
+# Bytes of an element of each buffer type (the rest: 4).
+ELEMENT_BYTES = {"bool": 1, "int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2, "int16": 2,
+                 "float64": 8, "int64": 8}
+
+
+def read_bytes(src: Value) -> int:
+    """Bytes of an element of the largest buffer ``src`` reads (4 where it reads none)."""
+    read = _largest_read(src)
+    return ELEMENT_BYTES.get(read[0].dtype, 4) if read is not None else 4
 
 
 def probe_products(value: Value) -> list[tuple[Any, list[Expr]]]:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from lowering_check import check
 
+from services.generator.lowering import tunables
+from services.generator.lowering.kernels import column_launch, pointwise_launch
 from services.generator.lowering.tunables import Tunables
 
 HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
@@ -372,7 +376,54 @@ def test_reductions_and_scans_over_a_leading_dim_walk_columns(name: str, form: s
     code = check(spec(forward, inputs), atol=1e-5, rtol=1e-5, form=form, trials=1)
     launch = next(line for line in code.splitlines() if "_sum[" in line or "_amax[" in line or "_var[" in line
                   or "_cumsum[" in line or "_argmax[" in line)
-    assert "XBLOCK=32 if gpu" in launch or "XBLOCK=16 if gpu" in launch, launch
+    columns = re.search(r"XBLOCK=(\d+) if gpu", launch)
+    assert columns and int(columns.group(1)) >= 2 and "num_warps=4" in launch, launch
+
+
+def test_few_columns_spread_over_many_programs() -> None:
+    """A column walk keeps up to 256 neighbouring columns a program where there are columns
+    enough, but few columns (512) go two to a program rather than 32 (16 programs), and every
+    column walk runs on four warps: the rule a GPU sweep measured (kernels.column_launch)."""
+    many, _ = column_launch(1 << 20, 512, 1 << 20)
+    few, _ = column_launch(512, 4072, 512)
+    assert many.meta == {"XBLOCK": 256, "RBLOCK": 16} and many.grid == (4096,)
+    assert few.meta == {"XBLOCK": 2, "RBLOCK": 2048} and few.grid == (256,)
+    assert many.num_warps == few.num_warps == 4
+
+
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+def test_a_sum_read_through_a_transpose_walks_the_columns_it_lies_in(form: str) -> None:
+    """``torch.mv(W.t(), x)`` sums each column of W: the logical rows are W's columns, so the
+    reduction walks columns (a program takes neighbouring columns, a loop over K), as it
+    would for ``W.sum(0)``, rather than holding whole strided rows."""
+    code = check(spec("return torch.mv(xs[1].t(), xs[0])", "torch.randn(300), torch.randn(300, 200)"),
+                 atol=1e-4, rtol=1e-4, form=form, trials=1)
+    launch = next(line for line in code.splitlines() if "_sum[" in line and "XBLOCK=" in line)
+    columns = re.search(r"XBLOCK=(\d+) if gpu", launch)
+    assert columns and int(columns.group(1)) > 1 and "for roff in range(" in code, launch
+
+
+def test_rows_of_booleans_apart_in_memory_take_four_times_the_rows() -> None:
+    """An ``any`` over the leading dim of a boolean tensor keeps whole rows of 64, 256 of
+    them a program (16384 one-byte elements), where float32 rows take 64 (4096 elements)."""
+    flags = check(spec("return xs[0].any(0)", "torch.randn(64, 40, 300) > 1"), trials=1)
+    floats = check(spec("return xs[0].sum(0)", "torch.randn(64, 40, 300)"), atol=1e-4, rtol=1e-4, trials=1)
+    assert "XBLOCK=256 if gpu" in next(line for line in flags.splitlines() if "_sum[" in line)
+    assert "XBLOCK=64 if gpu" in next(line for line in floats.splitlines() if "_sum[" in line)
+
+
+def test_small_pointwise_tensors_spread_over_more_programs() -> None:
+    """A pointwise kernel at the default launch (1024 elements on four warps) halves its
+    block, down to 256 on two warps, while it would run under 1024 programs; a large tensor
+    keeps the default, and a search's own block or warps are kept as chosen."""
+    assert pointwise_launch(170_592) == (256, 2)
+    assert pointwise_launch(600_000) == (512, 4)
+    assert pointwise_launch(4_194_304) == (1024, 4)
+    assert pointwise_launch(100) == (128, 2)
+    with tunables.using(Tunables(pointwise_block=2048)):
+        assert pointwise_launch(170_592) == (2048, 4)
+    with tunables.using(Tunables(num_warps=8)):
+        assert pointwise_launch(170_592) == (1024, 8)
 
 
 def test_a_computed_operand_seen_transposed_is_stored_in_its_own_layout() -> None:
