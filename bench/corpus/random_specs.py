@@ -18,7 +18,7 @@ import argparse
 import math
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -1061,11 +1061,18 @@ def render(draft: Draft, seed: int) -> str:
     return "\n".join(lines) + "\n" + draft.body
 
 
-def generate_specs(seed: int, per_class: int) -> list[GeneratedSpec]:
-    """``per_class`` specs for every class in CLASSES, numbered in class order; deterministic for ``seed``."""
+def generate_specs(seed: int, per_class: int, classes: Sequence[str] | None = None) -> list[GeneratedSpec]:
+    """``per_class`` specs for every class in CLASSES (or only ``classes``), numbered in class
+    order; deterministic for ``seed``, and a class's specs are the same whichever others are
+    written beside them (each is drawn from its own seeded generator)."""
+    unknown = sorted(set(classes or ()) - set(CLASSES))
+    if unknown:
+        raise ValueError(f"unknown operator classes {unknown}; known: {sorted(CLASSES)}")
     specs: list[GeneratedSpec] = []
     number = 1
     for op_class, make in CLASSES.items():
+        if classes and op_class not in classes:
+            continue
         for i in range(per_class):
             rng = random.Random(f"{seed}:{op_class}:{i}")
             draft = make(rng)
@@ -1075,7 +1082,8 @@ def generate_specs(seed: int, per_class: int) -> list[GeneratedSpec]:
     return specs
 
 
-def write_specs(out: Path, seed: int, per_class: int, clean: bool = False) -> list[Path]:
+def write_specs(out: Path, seed: int, per_class: int, clean: bool = False,
+                classes: Sequence[str] | None = None) -> list[Path]:
     """Write the generated specs and their ``classes.txt`` manifest into ``out``; return the spec paths.
 
     ``clean`` first removes the ``*.py`` files and manifest a previous run left in ``out``.
@@ -1085,7 +1093,7 @@ def write_specs(out: Path, seed: int, per_class: int, clean: bool = False) -> li
         for old in out.glob("*.py"):
             old.unlink()
         (out / "classes.txt").unlink(missing_ok=True)
-    specs = generate_specs(seed, per_class)
+    specs = generate_specs(seed, per_class, classes)
     paths = []
     for spec in specs:
         path = out / spec.name
@@ -1104,11 +1112,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-class", type=int, default=4, help="specs per operator class")
     parser.add_argument("--seed", type=int, default=2026, help="random seed (same seed, same files)")
     parser.add_argument("--clean", action="store_true", help="remove earlier *.py and classes.txt in --out first")
+    parser.add_argument("--classes", nargs="+", choices=sorted(CLASSES), metavar="CLASS",
+                        help=f"only these operator classes (of: {', '.join(CLASSES)})")
     args = parser.parse_args(argv)
     if args.per_class < 1:
         parser.error("--per-class must be at least 1")
-    paths = write_specs(args.out, args.seed, args.per_class, clean=args.clean)
-    print(f"wrote {len(paths)} specs ({len(CLASSES)} classes x {args.per_class}) to {args.out}")
+    paths = write_specs(args.out, args.seed, args.per_class, clean=args.clean, classes=args.classes)
+    count = len(args.classes) if args.classes else len(CLASSES)
+    print(f"wrote {len(paths)} specs ({count} classes x {args.per_class}) to {args.out}")
     return 0
 
 

@@ -221,6 +221,20 @@ def test_random_generator_cli_writes_specs_and_manifest(tmp_path: Path) -> None:
         specfile.check_outline(path.read_text())
 
 
+def test_random_generator_writes_only_the_classes_asked_for_and_the_same_specs_of_them(tmp_path: Path) -> None:
+    """--classes narrows a corpus to some operator classes (a launch sweep's reductions):
+    each class's specs are those the full corpus draws for it, whatever else is left out."""
+    assert random_specs.main(["--out", str(tmp_path), "--per-class", "2", "--seed", "7",
+                              "--classes", "scan", "reduction"]) == 0
+    manifest = [line.split() for line in (tmp_path / "classes.txt").read_text().splitlines()
+                if not line.startswith("#")]
+    assert sorted(c for _, c in manifest) == ["reduction", "reduction", "scan", "scan"]
+    full = {s.source for s in random_specs.generate_specs(7, 2) if s.op_class in ("scan", "reduction")}
+    assert {p.read_text() for p in tmp_path.glob("*.py")} == full
+    with pytest.raises(ValueError, match="unknown operator classes"):
+        random_specs.generate_specs(7, 1, ["no_such_class"])
+
+
 def test_the_gpu_sample_is_the_stratified_draw_and_covers_every_class_and_level_in_its_first_round() -> None:
     import subprocess
     import sys

@@ -123,3 +123,55 @@ def test_contention_table_places_evaluations_on_one_clock(tmp_path: Path) -> Non
     text = tool.render(list(evs.values()))
     assert "| `spec_a` | 2 | 0.6 | 1.150 | 1.30 |" in text
     assert "| under one candidate | 2 | 1.150 | 1.30 | 50% |" in text
+
+
+def _program(source: str, stem: str) -> str:
+    from services.generator.lowering import program_source
+    from services.generator.lowering.capture import capture
+
+    cap = capture(source, [("default", {})], stem)
+    assert cap.ok, cap.error
+    return program_source(source, stem, cap, None)
+
+
+_SPEC = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return {body}
+
+
+def get_inputs():
+    return [torch.randn({shape})]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_launch_sweep_finds_the_gpu_launch_of_each_kind_and_rewrites_it_runnably() -> None:
+    """The sweep rewrites GPU launches only: a column walk (looped), a whole-row sum and a
+    pointwise kernel are found with their sizes, the interpreter's launch is left alone, and
+    a rewritten program still compiles."""
+    sweep = _tool("launch_sweep")
+    looped = _program(_SPEC.format(body="x.amax(0)", shape="300, 80"), "amax_dim0")
+    (launch, form), = list(sweep.sweepable_launches(looped))
+    body = sweep._kernel_body(looped, launch.group("name"))
+    assert form == "looped" and sweep.OUTPUTS.search(body).group(1) == "80"
+    assert sweep.LOOP.search(body).group(1) == "300"
+    rows = _program(_SPEC.format(body="x.sum(-1)", shape="64, 500"), "sum_rows")
+    (launch, form), = list(sweep.sweepable_launches(rows))
+    assert form == "whole_row" and launch.group("r") == "512"
+    pointwise = _program(_SPEC.format(body="torch.sigmoid(x) * 2", shape="1000, 3000"), "pw")
+    assert not list(sweep.sweepable_launches(pointwise))
+    (launch,) = list(sweep.pointwise_launches(pointwise))
+    assert launch.group("b") == "1024" and launch.group("w") == "4"
+    rewritten = pointwise.replace(launch.group(0), f"{launch.group('name')}[((1,) if gpu else ({launch.group('c')},))]"
+                                                   f"({launch.group('args')}BLOCK=512 if gpu else {launch.group('bc')}"
+                                                   f"{launch.group('rest')}, num_warps=2")
+    compile(rewritten, "rewritten", "exec")
+    assert list(sweep.splits(80, 300, [1024])) == [(128, 8), (64, 16), (32, 32), (16, 64), (8, 128), (4, 256), (2, 512)]
