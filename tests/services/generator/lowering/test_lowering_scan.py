@@ -197,6 +197,15 @@ return torch.cumsum(x > 0, 1), torch.cumsum((x * 10).int(), 0), torch.cumprod((x
     check(spec(forward, "torch.randn(5, 8)"))
 
 
+def test_few_rows_of_an_integer_scan_go_one_to_a_program() -> None:
+    """An integer cumsum over 300 rows of 700: one row a GPU program (300 programs rather
+    than 75 of four rows), on four warps; the result is the same in either launch form."""
+    for form in ("gpu", "interpreter"):
+        code = check(spec("return torch.cumsum(xs[0], 1)", "torch.randint(-5, 6, (300, 700))"), form=form, trials=1)
+    launch = next(line for line in code.splitlines() if "_cumsum[" in line)
+    assert "[((300,) if gpu" in launch and "XBLOCK=1 if gpu" in launch and "num_warps=4" in launch, launch
+
+
 SORTS = {
     "float32": "torch.randn(6, 7, 9)",
     "int64": "torch.randint(-4, 5, (6, 7, 9))",
