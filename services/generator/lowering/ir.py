@@ -102,6 +102,9 @@ class Lazy(Value):
         # Set when this value is another float value times a constant (base, factor): a
         # product of two such values is the product of their bases times both factors.
         self.scaled: tuple[Value, float] | None = None
+        # Set when this value is a boolean value cast to an integer type (every element 0 or
+        # 1): a sum of it fits 32 bits over fewer than 2**31 elements, whatever its type.
+        self.from_bool: Value | None = None
         # The index change itself, where one maps the view's index to ``view_of``'s.
         self.remap: Callable[[Sequence[Expr]], Sequence[Expr]] | None = None
 

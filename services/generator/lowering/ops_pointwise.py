@@ -348,7 +348,10 @@ def convert(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> 
 
     if src.dtype in ("float16", "bfloat16") and dtype == "float32":
         return widened(src)
-    return Lazy(shape, dtype, fn, src.cost + 1)
+    out = Lazy(shape, dtype, fn, src.cost + 1)
+    if src.dtype == "bool" and dtype in ("int8", "int16", "int32", "int64", "uint8"):
+        out.from_bool = src
+    return out
 
 
 def widened(src: Value) -> Lazy:

@@ -63,6 +63,11 @@ class ReductionValue(Value):
         self.kept = [s for d, s in enumerate(src.shape) if d not in self.dims]
         self.reduced = [s for d, s in enumerate(src.shape) if d in self.dims]
         self.acc = "int32" if dtype == "bool" else compute_dtype(dtype)
+        if kind == "sum" and dtype == "int64" and getattr(src, "from_bool", None) is not None \
+                and numel(self.reduced) < 2**31:
+            # A count of booleans (``any``, ``all`` and ``count_nonzero`` decompose to one):
+            # exact in 32 bits, and half an int64's work on inputs of one byte an element.
+            self.acc = "int32"
         self._stored: Stored | None = None
         self._run: int | None = None  # memory_run, worked out when first asked
         # The row program that computes this reduction for the value it stores, and the

@@ -412,6 +412,19 @@ def test_rows_of_booleans_apart_in_memory_take_four_times_the_rows() -> None:
     assert "XBLOCK=64 if gpu" in next(line for line in floats.splitlines() if "_sum[" in line)
 
 
+def test_counts_of_booleans_accumulate_in_32_bits_and_come_out_int64() -> None:
+    """``any``, ``all``, ``count_nonzero`` and a sum of a mask count booleans: the count runs
+    in int32 (exact below 2**31 elements a row) and the result is PyTorch's int64."""
+    forward = """
+m = xs[0] > 0.5
+return m.any(0), m.all(1), torch.count_nonzero(m, dim=1), m.sum(1) * 3000000000
+"""
+    code = check(spec(forward, "torch.randn(70, 50)"), trials=1)
+    summed = re.findall(r"tl\.sum\(tl\.where\(mask, (\w+), 0\)", code)
+    assert len(summed) == 4
+    assert all(re.search(rf"{var} = \w+\.to\(tl\.int32\)", code) for var in summed), summed
+
+
 def test_small_pointwise_tensors_spread_over_more_programs() -> None:
     """A pointwise kernel at the default launch (1024 elements on four warps) halves its
     block, down to 256 on two warps, while it would run under 1024 programs; a large tensor
