@@ -128,12 +128,12 @@ def _sweep_pointwise(stem: str, code: str, launch: re.Match[str], ref: Any, init
                f"BLOCK={b} if gpu else {bc}{launch.group('rest')}, num_warps={w}")
         row = {"spec": stem, "program": "default", "kernel": name, "form": "pointwise", "n": n,
                "BLOCK": b, "num_warps": w, "default": (b, w) == default, "compile_ms": compile_ms,
-               "bytes": _bytes_per_element(ref, inputs, want)}
+               "bytes": _bytes_per_element(inputs, want)}
         _time_variant(row, code.replace(launch.group(0), new), f"{stem}_{name}_{b}_{w}", ref, init, inputs,
                       want, rep)
 
 
-def _bytes_per_element(ref: Any, inputs: list[Any], want: list[Any]) -> int:
+def _bytes_per_element(inputs: list[Any], want: list[Any]) -> int:
     """Bytes of the widest tensor input or output element (the kernel's widest stream)."""
     tensors = [t for t in [*inputs, *want] if isinstance(t, torch.Tensor)]
     return max((t.element_size() for t in tensors), default=0)

@@ -137,9 +137,19 @@ def pointwise_kernel(name: str, value: Value, out: Buffer,
                   LaunchShape((math.ceil(n / cpu_block),), {"BLOCK": cpu_block}, 1), [out])
 
 
-# Programs a pointwise kernel of the default block should leave at least, and the smallest
-# block it shrinks to for them.
-POINTWISE_PROGRAMS, POINTWISE_MIN_BLOCK = 1024, 256
+# Programs a launch should leave where fewer items a program can give them, and the count
+# under which a launch has fewer programs than a GPU has SMs (each then runs alone on one).
+ENOUGH_PROGRAMS, FEW_PROGRAMS = 1024, 128
+# The smallest block a pointwise kernel of the default block shrinks to.
+POINTWISE_MIN_BLOCK = 256
+
+
+def spread(count: int, per_program: int, least: int) -> int:
+    """``per_program`` halved, not below ``least``, while ``count`` items so shared out leave
+    fewer than ``ENOUGH_PROGRAMS`` programs: few items run on many programs."""
+    while per_program > least and math.ceil(count / per_program) < ENOUGH_PROGRAMS:
+        per_program //= 2
+    return per_program
 
 
 def pointwise_launch(n: int) -> tuple[int, int]:
@@ -153,10 +163,10 @@ def pointwise_launch(n: int) -> tuple[int, int]:
     all but two of them."""
     tuned = tunables.current()
     block = min(tuned.pointwise_block, pow2(n))
-    if tuned.pointwise_block != 1024 or tuned.num_warps != 4:
+    defaults = tunables.Tunables
+    if tuned.pointwise_block != defaults.pointwise_block or tuned.num_warps != defaults.num_warps:
         return block, tuned.num_warps
-    while block > POINTWISE_MIN_BLOCK and math.ceil(n / block) < POINTWISE_PROGRAMS:
-        block //= 2
+    block = spread(n, block, POINTWISE_MIN_BLOCK)
     return block, max(2, min(4, block // 128))
 
 
@@ -258,16 +268,13 @@ def column_launch(xn: int, rn: int, run: int, sliced: bool = False) -> tuple[Lau
     on 512 to 1024 columns: an argmax over 512 columns of 4072 ran 3.3x faster at 2 columns a
     program than at 32, an integer cumsum over 1024 columns of 352 2.8x. Four warps beat
     eight on every column walk of the sweep, by up to 1.3x."""
-    narrowest = 32 if sliced else 2
-    gx = max(1, min(pow2(xn), pow2(run), 256))
-    while gx > narrowest and math.ceil(xn / gx) < 1024:
-        gx //= 2
+    gx = spread(xn, max(1, min(pow2(xn), pow2(run), 256)), 32 if sliced else 2)
     gr = max(1, min(pow2(rn), 4096 // gx))
     cr = min(pow2(rn), 8192)
     cx = max(1, min(pow2(xn), 65536 // cr))
-    # Fewer programs than a GPU has SMs (128 or so): each runs alone on its SM, where eight
-    # warps keep more loads in flight (a single-program sum of 2048 ran 0.84x on four).
-    few = math.ceil(xn / gx) < 128
+    # Fewer programs than a GPU has SMs: each runs alone on its SM, where eight warps keep
+    # more loads in flight (a single-program sum of 2048 ran 0.84x on four).
+    few = math.ceil(xn / gx) < FEW_PROGRAMS
     warps = 8 if (sliced or few) and gx * gr >= 4096 else 4
     return (LaunchShape((math.ceil(xn / gx),), {"XBLOCK": gx, "RBLOCK": gr}, warps),
             LaunchShape((math.ceil(xn / cx),), {"XBLOCK": cx, "RBLOCK": cr}, 1))

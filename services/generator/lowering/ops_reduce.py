@@ -16,7 +16,7 @@ import sympy
 from services.generator.lowering.indexing import Expr, linear, numel
 from services.generator.lowering.ir import FLOATS, KernelWriter, Stored, Unsupported, Value, compute_dtype
 from services.generator.lowering.kernels import Kernel, kernel_args, out_symbols, reduction_launch, tl_type
-from services.generator.lowering.rows import ReductionValue, _highest, _lowest, memory_run
+from services.generator.lowering.rows import ReductionValue, _highest, _lowest, largest_read, memory_run
 from services.generator.lowering.ops_pointwise import out_meta
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
@@ -141,7 +141,8 @@ def _arg_kernel(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any],
         top = f"tl.where(first_nan < {big}, float('nan'), top)" if acc in FLOATS else "top"
         k.line(f"tl.store({k.pointer(values)} + xlin, ({top}).to({tl_type(values_dtype)}), mask=xmask)")
         outputs.append(values)
-    b.emit(Kernel(k, kernel_args(k), *reduction_launch(xn, rnum, memory_run(src, dims)), outputs=outputs))
+    run = memory_run(src, dims, largest_read(src))
+    b.emit(Kernel(k, kernel_args(k), *reduction_launch(xn, rnum, run), outputs=outputs))
     return Stored(out), Stored(outputs[1]) if values_dtype is not None else None
 
 

@@ -31,8 +31,8 @@ from services.generator.lowering import ops_sort  # noqa: F401 - registers the s
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, linear, numel
 from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Stored, Unsupported, Value, compute_dtype
-from services.generator.lowering.kernels import (Kernel, LaunchShape, kernel_args, out_symbols, pow2,
-                                                 reduction_launch, run_after, tl_type, walks_columns)
+from services.generator.lowering.kernels import (FEW_PROGRAMS, Kernel, LaunchShape, kernel_args, out_symbols,
+                                                 pow2, reduction_launch, run_after, spread, tl_type, walks_columns)
 from services.generator.lowering.mathlib import HELPERS
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
@@ -255,10 +255,8 @@ def _chunk_launch(xn: int, n: int, run: int) -> tuple[LaunchShape, LaunchShape]:
     gpu, cpu = reduction_launch(xn, n, run)
     if walks_columns(n, run):
         return gpu, cpu
-    rows = gpu.meta["XBLOCK"]
-    while rows > 1 and math.ceil(xn / rows) < 1024:
-        rows //= 2
-    warps = gpu.num_warps if math.ceil(xn / rows) < 128 else 4
+    rows = spread(xn, gpu.meta["XBLOCK"], 1)
+    warps = gpu.num_warps if math.ceil(xn / rows) < FEW_PROGRAMS else 4
     return LaunchShape((math.ceil(xn / rows),), {"XBLOCK": rows, "RBLOCK": gpu.meta["RBLOCK"]}, warps), cpu
 
 
@@ -342,9 +340,7 @@ SEQUENTIAL_CHUNK = 16
 def _sequential_launch(xn: int) -> LaunchShape:
     """A chunk of SEQUENTIAL_CHUNK elements of each of up to 256 neighbouring columns per step
     (at least 32, a 128-byte run of float32, while that leaves under 1024 programs)."""
-    gx = max(1, min(pow2(xn), 256))
-    while gx > 32 and math.ceil(xn / gx) < 1024:
-        gx //= 2
+    gx = spread(xn, max(1, min(pow2(xn), 256)), 32)
     return LaunchShape((math.ceil(xn / gx),), {"XBLOCK": gx, "RBLOCK": SEQUENTIAL_CHUNK},
                        max(1, min(4, gx * SEQUENTIAL_CHUNK // 512)))
 

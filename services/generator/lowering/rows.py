@@ -15,6 +15,7 @@ computed by a kernel of its own and read back from memory.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -69,7 +70,6 @@ class ReductionValue(Value):
             # exact in 32 bits, and half an int64's work on inputs of one byte an element.
             self.acc = "int32"
         self._stored: Stored | None = None
-        self._run: int | None = None  # memory_run, worked out when first asked
         # The row program that computes this reduction for the value it stores, and the
         # buffer it stores the reduction in when asked (``row_kernel``'s epilogue).
         self._fused: tuple[Kernel, Buffer] | None = None
@@ -83,12 +83,20 @@ class ReductionValue(Value):
         """Slices each row is cut into (split_count); 1 for reductions that cannot combine."""
         return split_count(numel(self.kept), self.count, self.run) if self.kind in _SPLITTABLE else 1
 
-    @property
+    @functools.cached_property
+    def _largest_read(self) -> tuple[Buffer, Expr] | None:
+        return largest_read(self.src)
+
+    @functools.cached_property
     def run(self) -> int:
         """Kept elements in a row in memory where this reduction reads (``memory_run``)."""
-        if self._run is None:
-            self._run = memory_run(self.src, self.dims)
-        return self._run
+        return memory_run(self.src, self.dims, self._largest_read)
+
+    @property
+    def width(self) -> int:
+        """Bytes of an element of the largest buffer this reduction reads (4 where none)."""
+        read = self._largest_read
+        return ELEMENT_BYTES.get(read[0].dtype, 4) if read is not None else 4
 
     def row_index(self, index: Sequence[Expr]) -> list[Expr] | None:
         """The kept dims' part of an index into this reduction: a reduction that keeps its
@@ -297,10 +305,11 @@ def row_kernel(name: str, shape: Sequence[int], dims: Sequence[int], reductions:
         stores = stores or [(reductions[-1], out)]
         _store_per_row(k, ctx, stores)
         outputs = [buf for _, buf in stores]
-    # Whole rows of bytes apart in memory (each program reads a run of neighbouring rows'
-    # elements) take four times the rows of wider elements: see _launch.
-    apart = value is None and reductions and persistent and walks_apart(run)
-    width = read_bytes(reductions[0].src) if apart else 4
+    # Whole rows of bytes apart in memory, neighbouring rows next to each other in runs of
+    # COLUMN_RUN or more (a program reads runs of memory), take four times the rows of wider
+    # elements: see _launch.
+    apart = value is None and reductions and persistent and run >= COLUMN_RUN
+    width = reductions[0].width if apart else 4
     kernel = Kernel(k, kernel_args(k), *_launch(xn, rn, persistent, columns, width), outputs=outputs)
     if epilogue is not None:
         for shape in (kernel.gpu, kernel.cpu):
@@ -630,13 +639,8 @@ def _block_total(k: KernelWriter, r: ReductionValue, acc: str) -> str:
     return _block_reduce(k, r if r.kind != "var" else _sum_like(r), acc, "xmask")
 
 
-def walks_apart(run: int) -> bool:
-    """Whether neighbouring rows of a reduction lie next to each other in memory, in runs long
-    enough (``COLUMN_RUN``) that a program holding many whole rows reads runs of memory."""
-    return run >= COLUMN_RUN
-
-
-def _launch(xn: int, rn: int, persistent: bool, columns: int = 0, width: int = 4) -> tuple[LaunchShape, LaunchShape]:
+def _launch(xn: int, rn: int, persistent: bool, columns: int = 0,
+            width: int = 4) -> tuple[LaunchShape, LaunchShape]:
     """Launch shapes of a row program: a column walk, whole rows (``width``: bytes of the
     elements read where rows lie apart in memory, else 4) or one row walked per program."""
     if columns:
@@ -739,12 +743,18 @@ def _probe_writer(syms: Sequence[Expr]) -> KernelWriter:
     return k
 
 
+def _probed(value: Value, syms: Sequence[Expr]) -> KernelWriter:
+    """A throwaway kernel ``value``'s code was written into, read at ``syms``: what it read
+    (``load_offsets``), the reductions and products it reads (``pending``...)."""
+    k = _probe_writer(syms)
+    value.load(k, list(syms), None)
+    return k
+
+
 def _probe(value: Value, shape: Sequence[int], syms: Sequence[Expr]) -> list[tuple[ReductionValue, list[Expr]]]:
     """The reductions ``value`` reads (with the index it reads each at), found by writing its
     code into a throwaway kernel."""
-    k = _probe_writer(syms)
-    value.load(k, list(syms), None)
-    return list(k.pending)  # type: ignore[attr-defined]
+    return list(_probed(value, syms).pending)  # type: ignore[attr-defined]
 
 
 _PROBE_SYMBOLS: dict[tuple[int, ...], list[Expr]] = {}
@@ -758,17 +768,17 @@ def probe_symbols(shape: Sequence[int]) -> list[Expr]:
     return _PROBE_SYMBOLS[key]
 
 
-def memory_run(src: Value, dims: Sequence[int]) -> int:
+def memory_run(src: Value, dims: Sequence[int], read: tuple[Buffer, Expr] | None) -> int:
     """Kept elements in a row in memory where a reduction of ``src`` over ``dims`` reads its
     largest input: 1 where that input's reduced elements are contiguous, the length of its
     contiguous kept dim where the kept elements are (a column walk), else ``run_after`` of
     the logical shape. The logical order misleads where the input is read through a
     transpose: ``torch.mv(W.t(), x)`` sums each column of W, whose logical rows are W's
-    columns (a whole-row walk of them measured 7x slower than eager)."""
+    columns (a whole-row walk of them measured 7x slower than eager). ``read``: the largest
+    read, ``largest_read(src)``."""
     shape = tuple(src.shape)
     logical = run_after(shape, dims)
     syms = probe_symbols(shape)
-    read = _largest_read(src)
     if read is None:
         return logical
     _, offset = read
@@ -786,12 +796,11 @@ def memory_run(src: Value, dims: Sequence[int]) -> int:
     return shape[unit[0]] if unit else logical
 
 
-def _largest_read(src: Value) -> tuple[Buffer, Expr] | None:
+def largest_read(src: Value) -> tuple[Buffer, Expr] | None:
     """The largest buffer ``src`` reads and the offset it reads at, in ``src``'s probe
     symbols; None where it reads none (or cannot be probed)."""
-    k = _probe_writer(probe_symbols(src.shape))
     try:
-        src.load(k, list(probe_symbols(src.shape)), None)
+        k = _probed(src, probe_symbols(src.shape))
     except Exception:  # noqa: BLE001 - a value that cannot be probed is read as its logical shape
         return None
     return max(k.load_offsets, key=lambda read: read[0].numel) if k.load_offsets else None
@@ -802,18 +811,9 @@ ELEMENT_BYTES = {"bool": 1, "int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2, 
                  "float64": 8, "int64": 8}
 
 
-def read_bytes(src: Value) -> int:
-    """Bytes of an element of the largest buffer ``src`` reads (4 where it reads none)."""
-    read = _largest_read(src)
-    return ELEMENT_BYTES.get(read[0].dtype, 4) if read is not None else 4
-
-
 def probe_products(value: Value) -> list[tuple[Any, list[Expr]]]:
     """The matrix products (not yet computed) ``value`` reads, with the index it reads each at."""
-    syms = probe_symbols(value.shape)
-    k = _probe_writer(syms)
-    value.load(k, list(syms), None)
-    return list(k.pending_products)  # type: ignore[attr-defined]
+    return list(_probed(value, probe_symbols(value.shape)).pending_products)  # type: ignore[attr-defined]
 
 
 def _order(roots: Sequence[ReductionValue], shape: tuple[int, ...], dims: list[int]) -> list[ReductionValue]:
