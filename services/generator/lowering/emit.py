@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.generator.lowering.ir import Buffer, HostValue, KernelWriter, RuntimeScalar
-from services.generator.lowering.kernels import HostLoop, Kernel
+from services.generator.lowering.ir import Buffer, KernelWriter, RuntimeScalar
+from services.generator.lowering.kernels import Kernel
 from services.generator.lowering.lower import LoweredCase, attr_path
 from services.generator.lowering.mathlib import helper_source
 from services.generator.lowering.ops_heavy import BF16_DOT
@@ -53,8 +53,6 @@ def _launch(kernel: Kernel, names: dict[int, str], allocated: set[str]) -> list[
             # An optional output nobody reads was never allocated: the kernel does not write
             # it (its flag is off), so any valid pointer serves.
             args.append(a.name if a.name in allocated else kernel.outputs[0].name)
-        elif isinstance(a, HostValue):
-            args.append(a.code)
         else:
             args.append("self" + attr_path(a.attr))
     name = names[id(kernel)]
@@ -105,7 +103,7 @@ def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signat
         body.append(f"{', '.join(src.buffer.name for src in constants)}, = consts")
     # Parameters and buffers no kernel reads (a batch norm's num_batches_tracked) cost a
     # call each per forward for nothing: left out.
-    read = {a.name for k in all_kernels(lowered.kernels) for a in k.args if isinstance(a, Buffer)}
+    read = {a.name for k in lowered.kernels for a in k.args if isinstance(a, Buffer)}
     read |= {b.name for b in lowered.outputs}
     kept = [src for src in lowered.sources if src.kind in ("input", "constant") or src.buffer.name in read]
     for src in kept:
@@ -113,7 +111,8 @@ def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signat
             body.append(f"{src.buffer.name} = {src.code}.contiguous()")
     for buf in lowered.temporaries:
         shape = ", ".join(str(s) for s in buf.shape)
-        body.append(f"{buf.name} = torch.empty(({shape}{',' if len(buf.shape) == 1 else ''}), "
+        alloc = "torch.zeros" if buf.zeroed else "torch.empty"
+        body.append(f"{buf.name} = {alloc}(({shape}{',' if len(buf.shape) == 1 else ''}), "
                     f"dtype={_torch_dtype(buf.dtype)}, device=dev)")
     allocated = {b.name for b in lowered.temporaries} | {src.buffer.name for src in kept}
     body.extend(_steps(lowered.kernels, names, allocated))
@@ -132,23 +131,8 @@ def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signat
     return lines + ["        " + line for line in body]
 
 
-def _steps(steps: list[Kernel | HostLoop], names: dict[int, str], allocated: set[str]) -> list[str]:
-    lines: list[str] = []
-    for step in steps:
-        if isinstance(step, HostLoop):
-            order = f"range({step.count} - 1, -1, -1)" if step.reverse else f"range({step.count})"
-            lines.append(f"for {step.var} in {order}:")
-            lines.extend("    " + line for line in _steps(step.body, names, allocated))
-        else:
-            lines.extend(_launch(step, names, allocated))
-    return lines
-
-
-def all_kernels(steps: list[Kernel | HostLoop]) -> list[Kernel]:
-    out: list[Kernel] = []
-    for step in steps:
-        out.extend(all_kernels(step.body) if isinstance(step, HostLoop) else [step])
-    return out
+def _steps(steps: list[Kernel], names: dict[int, str], allocated: set[str]) -> list[str]:
+    return [line for step in steps for line in _launch(step, names, allocated)]
 
 
 def _case_test(lowered: LoweredCase, spec: SpecInit) -> str:
@@ -175,7 +159,7 @@ def render(spec_name: str, spec: SpecInit, capture: Capture, lowered: list[Lower
     sources: dict[str, str] = {}
     names: dict[int, str] = {}
     for case in lowered:
-        for kernel in all_kernels(case.kernels):
+        for kernel in case.kernels:
             for key_of, writer in ((kernel, kernel.writer), (kernel.interpreter, kernel.interpreter)):
                 if writer is None:
                     continue

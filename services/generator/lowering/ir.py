@@ -56,6 +56,8 @@ class Buffer:
     name: str
     shape: tuple[int, ...]
     dtype: str
+    # Allocated filled with zeros: a grid-wide barrier's arrival counter starts from 0.
+    zeroed: bool = False
 
     @property
     def numel(self) -> int:
@@ -150,13 +152,6 @@ class RuntimeScalar:
     value: float
 
 
-@dataclass(frozen=True)
-class HostValue:
-    """An integer the wrapper computes at launch time (a host loop's step): a kernel argument."""
-
-    code: str
-
-
 @dataclass
 class Param:
     name: str
@@ -171,7 +166,7 @@ class KernelWriter:
     name: str
     params: list[Param] = field(default_factory=list)
     buffers: dict[int, tuple[Buffer, str]] = field(default_factory=dict)
-    scalars: dict[RuntimeScalar | HostValue, str] = field(default_factory=dict)
+    scalars: dict[RuntimeScalar, str] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
     indent: int = 1
     names: dict[sympy.Symbol, str] = field(default_factory=dict)
@@ -232,10 +227,10 @@ class KernelWriter:
             return pname
         return entry[1]
 
-    def scalar(self, value: RuntimeScalar | HostValue) -> str:
+    def scalar(self, value: RuntimeScalar) -> str:
         name = self.scalars.get(value)
         if name is None:
-            label = value.attr if isinstance(value, RuntimeScalar) else value.code
+            label = value.attr
             name = "s_" + "".join(c if c.isalnum() else "_" for c in label)
             self.scalars[value] = name
             self.params.append(Param(name, "scalar"))

@@ -18,7 +18,7 @@ import sympy
 
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import linear, numel, range_symbol
-from services.generator.lowering.ir import Buffer, HostValue, KernelWriter, RuntimeScalar, Value
+from services.generator.lowering.ir import Buffer, KernelWriter, RuntimeScalar, Value
 
 Combine = Callable[[KernelWriter, str, str], str]
 
@@ -32,21 +32,9 @@ class LaunchShape:
 
 
 @dataclass
-class HostLoop:
-    """Kernels launched once per step of a loop the wrapper runs (a recurrent layer's time
-    steps): ``for var in range(count)`` (or counting down), the kernels reading ``var`` as a
-    HostValue argument."""
-
-    var: str
-    count: int
-    reverse: bool
-    body: list[Kernel | HostLoop] = field(default_factory=list)
-
-
-@dataclass
 class Kernel:
     writer: KernelWriter
-    args: list[Buffer | RuntimeScalar | HostValue]  # run-time arguments, in parameter order
+    args: list[Buffer | RuntimeScalar]  # run-time arguments, in parameter order
     gpu: LaunchShape
     cpu: LaunchShape
     outputs: list[Buffer] = field(default_factory=list)
@@ -63,7 +51,7 @@ _TWO_D = re.compile(r"\[:, None\]|\[None, :\]|tl\.(sum|max|min|argmax|argmin|red
                     r"associative_scan|sort|histogram|xor_sum)\(")
 
 
-def batched_form_ok(writer: KernelWriter, args: list[Buffer | RuntimeScalar | HostValue],
+def batched_form_ok(writer: KernelWriter, args: list[Buffer | RuntimeScalar],
                     own: tuple[str, ...] = ()) -> bool:
     """Whether ``writer``, a batched form of a kernel with run-time arguments ``args``, takes
     the same arguments and holds no 2-d-only line (beyond the form's own reductions ``own``)."""
@@ -79,10 +67,9 @@ def pow2(n: int) -> int:
     return 1 << max(0, (int(n) - 1).bit_length())
 
 
-def kernel_args(writer: KernelWriter) -> list[Buffer | RuntimeScalar | HostValue]:
-    """The kernel's run-time arguments in parameter order: buffers, attribute scalars and
-    host-computed integers."""
-    order: dict[str, Buffer | RuntimeScalar | HostValue] = {pname: buf for buf, pname in writer.buffers.values()}
+def kernel_args(writer: KernelWriter) -> list[Buffer | RuntimeScalar]:
+    """The kernel's run-time arguments in parameter order: buffers and attribute scalars."""
+    order: dict[str, Buffer | RuntimeScalar] = {pname: buf for buf, pname in writer.buffers.values()}
     order.update({pname: scalar for scalar, pname in writer.scalars.items()})
     return [order[p.name] for p in writer.params if p.kind in ("ptr", "scalar")]
 

@@ -15,8 +15,7 @@ import itertools
 import keyword
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,8 +26,8 @@ from services.generator.lowering.ops_reduce import ROW_REDUCTIONS
 from services.generator.lowering.rows import ReductionValue
 from services.generator.lowering import attention_masks, tunables
 from services.generator.lowering.indexing import linear
-from services.generator.lowering.ir import Buffer, HostValue, Lazy, RuntimeScalar, Stored, Unsupported, Value
-from services.generator.lowering.kernels import HostLoop, Kernel, pointwise_kernel
+from services.generator.lowering.ir import Buffer, Lazy, RuntimeScalar, Stored, Unsupported, Value
+from services.generator.lowering.kernels import Kernel, pointwise_kernel
 from services.generator.lowering.registry import LOWERINGS
 from services.generator.lowering.schema import CapturedCase, Node, TensorMeta
 
@@ -66,7 +65,7 @@ class Source:
 class LoweredCase:
     case: CapturedCase
     sources: list[Source]
-    kernels: list[Kernel | HostLoop]  # launch order; a HostLoop repeats its kernels
+    kernels: list[Kernel]  # launch order
     temporaries: list[Buffer]
     outputs: list[Buffer]
     scalars: list[RuntimeScalar]
@@ -81,8 +80,7 @@ class CaseLowerer:
         self.tag = tag
         self.input_code = input_code
         self.env: dict[str, Any] = {}
-        self.kernels: list[Kernel | HostLoop] = []
-        self._target: list[list[Kernel | HostLoop]] = [self.kernels]
+        self.kernels: list[Kernel] = []
         self.temporaries: list[Buffer] = []
         self.sources: list[Source] = []
         self.scalars: list[RuntimeScalar] = []
@@ -125,8 +123,8 @@ class CaseLowerer:
                 return True
         return False
 
-    def new_buffer(self, shape: tuple[int, ...], dtype: str, hint: str = "") -> Buffer:
-        buf = Buffer(f"buf{next(self._names)}", tuple(int(s) for s in shape), dtype)
+    def new_buffer(self, shape: tuple[int, ...], dtype: str, hint: str = "", zeroed: bool = False) -> Buffer:
+        buf = Buffer(f"buf{next(self._names)}", tuple(int(s) for s in shape), dtype, zeroed)
         self.temporaries.append(buf)
         return buf
 
@@ -134,18 +132,7 @@ class CaseLowerer:
         return f"_k{self.tag}_{next(self._kernel_ids)}_{hint}"
 
     def emit(self, kernel: Kernel) -> None:
-        self._target[-1].append(kernel)
-
-    @contextmanager
-    def loop(self, var: str, count: int, reverse: bool = False) -> Iterator[HostValue]:
-        """Kernels emitted inside run once per step; they read the step as the returned value."""
-        step = HostLoop(var, count, reverse)
-        self._target[-1].append(step)
-        self._target.append(step.body)
-        try:
-            yield HostValue(var)
-        finally:
-            self._target.pop()
+        self.kernels.append(kernel)
 
     def keep(self, buffer: Buffer) -> None:
         """Allocate ``buffer`` after all (a kernel's optional output turned out to be read)."""

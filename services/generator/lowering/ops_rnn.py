@@ -2,10 +2,10 @@
 the outputs and the final states PyTorch returns.
 
 Per layer and direction: one matrix product projects the whole input sequence at once
-(``x W_ih^T + b_ih`` for every step), then the time loop runs on the host over two
-kernels launched once per step: the recurrent product ``h W_hh^T + b_hh`` and a fused gate
-kernel that updates the state and writes the step's output. Both kernels read the step
-as an argument, so each is compiled once however long the sequence.
+(``x W_ih^T + b_ih`` for every step), then one kernel runs every time step: its programs
+split the state's (batch x hidden) tiles, each computes its tiles' recurrent product and
+gates, and all wait at a grid-wide barrier before the next step. One launch a layer, where
+a loop on the host would launch two kernels a step and spend its time launching them.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Any
 import sympy
 
 from services.generator.lowering.indexing import Expr
-from services.generator.lowering.ir import HostValue, KernelWriter, Stored, Unsupported, Value, view
+from services.generator.lowering.ir import KernelWriter, Stored, Unsupported, Value, view
 from services.generator.lowering.kernels import Kernel, LaunchShape, kernel_args, pow2
-from services.generator.lowering.ops_heavy import matmul
+from services.generator.lowering.ops_heavy import dot_precision, matmul
 from services.generator.lowering.ops_views import concat
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
@@ -27,58 +27,129 @@ from services.generator.lowering.schema import Node
 GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
 
-def _step_kernel(b: Builder, kind: str, xw: Stored, gh: Stored, h: Stored, c: Stored | None, out: Stored,
-                 step: HostValue, batch: int, hidden: int, out_width: int, out_offset: int) -> Kernel:
-    """The gates of one time step: reads the step's input projection and the recurrent
-    product, updates ``h`` (and ``c``) in place and writes the step's output columns."""
-    k = KernelWriter(b.kernel_name(f"{kind}_step"))
+# A layer's time loop runs inside one kernel whose programs share the steps: each owns
+# tiles of (batch rows x hidden units) for all gates, and all meet at a grid-wide barrier
+# after every step, because the next step reads every hidden unit. The barrier spins, so
+# every program must be resident at once: the grid stays at or under MAX_PROGRAMS, fewer
+# than the streaming multiprocessors of the GPUs Triton serves, and a program loops over
+# its share of tiles where there are more.
+MAX_PROGRAMS = 64
+
+
+def gpu_launch(batch: int, hidden: int) -> LaunchShape:
+    """The GPU launch, from a sweep on an H200 (docs/measurements, 2026-11-29): tiles of 16
+    batch rows x 32 hidden units, the state read 64 columns at a time, four warps. Wider
+    tiles and eight warps were slower on every shape swept: a step is a chain of latencies
+    (the state's loads, the barrier), and more programs shorten each one's part of it."""
+    bm, bh = 16, min(32, max(16, pow2(hidden)))
+    programs = min(math.ceil(batch / bm) * math.ceil(hidden / bh), MAX_PROGRAMS)
+    return LaunchShape((programs,), {"BM": bm, "BH": bh, "BK": 64, "NPROG": programs}, 4)
+
+
+def _sequence_kernel(b: Builder, kind: str, xw: Stored, w_hh: Stored, b_hh: Stored | None, h: Stored,
+                     c: Stored | None, out: Stored, seq: int, reverse: bool, out_offset: int) -> Kernel:
+    """All time steps of one layer and direction: reads the input projection ``xw``
+    ([T*B, G*H], float32), carries the state in float32 scratch, writes each step's output
+    columns and leaves the final states in ``h`` (and ``c``)."""
+    batch, hidden = h.shape
     gates = GATES[kind]
-    width = gates * hidden
-    block = k.constexpr("BLOCK")
-    t = k.scalar(step)
-    xw_p, gh_p, h_p, out_p = (k.pointer(v.buffer) for v in (xw, gh, h, out))
-    c_p = k.pointer(c.buffer) if c is not None else ""
-    k.line("pid = tl.program_id(0)")
-    k.line(f"xlin = pid * {block} + tl.arange(0, {block})")
-    k.line(f"mask = xlin < {batch * hidden}")
-    k.line(f"b = xlin // {hidden}")
-    k.line(f"j = xlin % {hidden}")
-    k.line(f"row = {t} * {batch} + b")
-
-    def pre(g: int) -> str:
-        return (f"tl.load({xw_p} + row * {width} + {g * hidden} + j, mask=mask, other=0).to(tl.float32)",
-                f"tl.load({gh_p} + b * {width} + {g * hidden} + j, mask=mask, other=0).to(tl.float32)")
-
+    width, out_width = gates * hidden, out.shape[2]
+    k = KernelWriter(b.kernel_name(f"{kind}_seq"))
+    hs = b.new_buffer((2, batch, hidden), "float32", "h_steps")   # the state, two steps
+    cs = b.new_buffer((batch, hidden), "float32", "c_step") if c is not None else None
+    arrived = b.new_buffer((1,), "int32", "arrived", zeroed=True)
+    xw_p, w_p, h_p, hs_p, out_p, cnt_p = (k.pointer(v) for v in (xw.buffer, w_hh.buffer, h.buffer, hs, out.buffer,
+                                                                     arrived))
+    bias_p = k.pointer(b_hh.buffer) if b_hh is not None else ""
+    c_p, cs_p = (k.pointer(c.buffer), k.pointer(cs)) if c is not None and cs is not None else ("", "")
+    bm, bh, bk, nprog = (k.constexpr(n) for n in ("BM", "BH", "BK", "NPROG"))
+    tiles_h = f"tl.cdiv({hidden}, {bh})"
+    per_program = f"tl.cdiv(tl.cdiv({batch}, {bm}) * {tiles_h}, {nprog})"
     k.helpers.add("_kv_tanh")
-    k.line(f"h_prev = tl.load({h_p} + xlin, mask=mask, other=0).to(tl.float32)")
-    if kind == "lstm":
-        for g, name in enumerate("ifgo"):
-            x_code, h_code = pre(g)
-            k.line(f"x_{name} = {x_code}")
-            k.line(f"h_{name} = {h_code}")
-        k.line(f"c_prev = tl.load({c_p} + xlin, mask=mask, other=0).to(tl.float32)")
-        k.line("c_new = tl.sigmoid(x_f + h_f) * c_prev + tl.sigmoid(x_i + h_i) * _kv_tanh(x_g + h_g)")
-        k.line("h_new = tl.sigmoid(x_o + h_o) * _kv_tanh(c_new)")
-        k.line(f"tl.store({c_p} + xlin, c_new.to({_tl(c.dtype)}), mask=mask)")  # type: ignore[union-attr]
-    elif kind == "gru":
-        for g, name in enumerate("rzn"):
-            x_code, h_code = pre(g)
-            k.line(f"x_{name} = {x_code}")
-            k.line(f"h_{name} = {h_code}")
-        k.line("r = tl.sigmoid(x_r + h_r)")
-        k.line("z = tl.sigmoid(x_z + h_z)")
-        k.line("n = _kv_tanh(x_n + r * h_n)")
-        k.line("h_new = (1.0 - z) * n + z * h_prev")
-    else:
-        x_code, h_code = pre(0)
-        k.line(f"a = {x_code} + {h_code}")
-        k.line("h_new = _kv_tanh(a)" if kind == "rnn_tanh" else "h_new = tl.maximum(a, 0.0)")
-    k.line(f"tl.store({h_p} + xlin, h_new.to({_tl(h.dtype)}), mask=mask)")
-    k.line(f"tl.store({out_p} + row * {out_width} + {out_offset} + j, h_new.to({_tl(out.dtype)}), mask=mask)")
-    n = batch * hidden
-    gpu, cpu = min(1024, pow2(n)), min(16384, pow2(n))
-    return Kernel(k, kernel_args(k), LaunchShape((math.ceil(n / gpu),), {"BLOCK": gpu}, 4),
-                  LaunchShape((math.ceil(n / cpu),), {"BLOCK": cpu}, 1))
+    k.line("pid = tl.program_id(0)")
+
+    def tile_loop() -> Any:
+        # Tiles past the last fall outside the tensor and are masked off.
+        return k.block(f"for n in range(0, {per_program}):")
+
+    def tile_index() -> None:
+        k.line(f"tile = pid + n * {nprog}")
+        k.line(f"rb = (tile // {tiles_h}) * {bm} + tl.arange(0, {bm})")
+        k.line(f"rj = (tile % {tiles_h}) * {bh} + tl.arange(0, {bh})")
+        k.line(f"m2 = (rb < {batch})[:, None] & (rj < {hidden})[None, :]")
+        k.line(f"o2 = rb[:, None] * {hidden} + rj[None, :]")
+
+    def barrier(target: str) -> None:
+        # Every thread's stores are ordered before one thread's release of the count; the
+        # acquire that sees all arrivals orders them before the next step's loads.
+        # The wait polls with plain (volatile) loads, which do not queue at the counter behind
+        # every other program's atomics; one acquire after it orders what follows.
+        k.line("tl.debug_barrier()")
+        k.line(f'tl.atomic_add({cnt_p}, 1, sem="release", scope="gpu")')
+        with k.block(f"while tl.load({cnt_p}, volatile=True) < {target}:"):
+            k.line("pass")
+        k.line(f'tl.atomic_add({cnt_p}, 0, sem="acquire", scope="gpu")')
+        k.line("tl.debug_barrier()")
+
+    with tile_loop():
+        tile_index()
+        k.line(f"tl.store({hs_p} + o2, tl.load({h_p} + o2, mask=m2, other=0).to(tl.float32), mask=m2)")
+        if c is not None:
+            k.line(f"tl.store({cs_p} + o2, tl.load({c_p} + o2, mask=m2, other=0).to(tl.float32), mask=m2)")
+    barrier(nprog)
+    with k.block(f"for s in range(0, {seq}):"):
+        k.line(f"t = {seq - 1} - s" if reverse else "t = s")
+        k.line(f"src = {hs_p} + (s % 2) * {batch * hidden}")
+        k.line(f"dst = {hs_p} + ((s + 1) % 2) * {batch * hidden}")
+        with tile_loop():
+            tile_index()
+            # What does not depend on the other programs' state is loaded first, so its
+            # latency overlaps the state's loads instead of following the product.
+            k.line(f"row = t * {batch} + rb")
+            for g in range(gates):
+                k.line(f"x{g} = tl.load({xw_p} + row[:, None] * {width} + {g * hidden} + rj[None, :], mask=m2, other=0)")
+                init = f"tl.zeros(({bm}, {bh}), dtype=tl.float32)"
+                if bias_p:
+                    init += (f" + tl.load({bias_p} + {g * hidden} + rj, mask=rj < {hidden}, other=0)"
+                             f".to(tl.float32)[None, :]")
+                k.line(f"acc{g} = {init}")
+            if kind == "lstm":
+                k.line(f"c_prev = tl.load({cs_p} + o2, mask=m2, other=0)")
+            elif kind == "gru":
+                k.line("h_prev = tl.load(src + o2, mask=m2, other=0, cache_modifier='.cg')")
+            with k.block(f"for k0 in range(0, {hidden}, {bk}):"):
+                k.line(f"rk = k0 + tl.arange(0, {bk})")
+                # .cg: the state was written by other programs; read it from L2, not L1.
+                k.line(f"a = tl.load(src + rb[:, None] * {hidden} + rk[None, :], "
+                       f"mask=(rb < {batch})[:, None] & (rk < {hidden})[None, :], other=0, cache_modifier='.cg')")
+                for g in range(gates):
+                    k.line(f"w = tl.load({w_p} + ({g * hidden} + rj[None, :]) * {hidden} + rk[:, None], "
+                           f"mask=(rk < {hidden})[:, None] & (rj < {hidden})[None, :], other=0).to(tl.float32)")
+                    k.line(f"acc{g} += tl.dot(a, w{dot_precision('float32')})")
+            if kind == "lstm":
+                k.line("c_new = tl.sigmoid(x1 + acc1) * c_prev + tl.sigmoid(x0 + acc0) * _kv_tanh(x2 + acc2)")
+                k.line("h_new = tl.sigmoid(x3 + acc3) * _kv_tanh(c_new)")
+                k.line(f"tl.store({cs_p} + o2, c_new, mask=m2)")
+            elif kind == "gru":
+                k.line("r = tl.sigmoid(x0 + acc0)")
+                k.line("z = tl.sigmoid(x1 + acc1)")
+                k.line("h_new = (1.0 - z) * _kv_tanh(x2 + r * acc2) + z * h_prev")
+            else:
+                k.line("h_new = _kv_tanh(x0 + acc0)" if kind == "rnn_tanh" else "h_new = tl.maximum(x0 + acc0, 0.0)")
+            k.line("tl.store(dst + o2, h_new, mask=m2)")
+            k.line(f"tl.store({out_p} + row[:, None] * {out_width} + {out_offset} + rj[None, :], "
+                   f"h_new.to({_tl(out.dtype)}), mask=m2)")
+        barrier(f"(s + 2) * {nprog}")
+    with tile_loop():
+        tile_index()
+        k.line(f"tl.store({h_p} + o2, tl.load({hs_p} + {seq % 2 * batch * hidden} + o2, mask=m2, other=0)"
+               f".to({_tl(h.dtype)}), mask=m2)")
+        if c is not None and cs is not None:
+            k.line(f"tl.store({c_p} + o2, tl.load({cs_p} + o2, mask=m2, other=0).to({_tl(c.dtype)}), mask=m2)")
+    # The interpreter runs one program over every tile: its barrier never waits.
+    cm, ch = max(16, pow2(batch)), max(16, min(128, pow2(hidden)))
+    return Kernel(k, kernel_args(k), gpu_launch(batch, hidden),
+                  LaunchShape((1,), {"BM": cm, "BH": ch, "BK": max(16, min(64, pow2(hidden))), "NPROG": 1}, 1))
 
 
 def _tl(dtype: str) -> str:
@@ -142,11 +213,8 @@ def recurrent(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -
             # Fresh state buffers (the step kernels overwrite them), never the caller's tensors.
             h = b.realize(_select(states[0], slot), "h")
             c = b.realize(_select(states[1], slot), "c") if kind == "lstm" else None
-            gh = Stored(b.new_buffer((batch, gates * hidden), "float32", "gh"))
-            with b.loop(f"t{layer}_{d}", seq, reverse=d == 1) as step:
-                b.emit(matmul(b, b.kernel_name("rec"), h, w_hh, gh.buffer, 1, batch, gates * hidden, hidden,
-                              lambda z, i, kk: [i, kk], _weight_t(w_hh), _bias_epilogue(b_hh)))
-                b.emit(_step_kernel(b, kind, xw, gh, h, c, out, step, batch, hidden, dirs * hidden, d * hidden))
+            b.emit(_sequence_kernel(b, kind, xw, b.realize(w_hh), b.realize(b_hh) if b_hh is not None else None,
+                                    h, c, out, seq, d == 1, d * hidden))
             h_final.append(h)
             if c is not None:
                 c_final.append(c)

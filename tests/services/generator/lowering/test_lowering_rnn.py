@@ -1,4 +1,4 @@
-"""Recurrent layers through the general lowering: the host time loop over two kernels."""
+"""Recurrent layers through the general lowering: one kernel runs a layer's time steps."""
 
 from __future__ import annotations
 
@@ -60,3 +60,23 @@ def test_given_initial_states(layer: str) -> None:
 
 def test_relu_rnn() -> None:
     check(rnn_spec("RNN", "nonlinearity='relu', num_layers=2", "out[0]"))
+
+
+def test_state_wider_than_one_tile() -> None:
+    """A hidden state of 160 units is two tiles under the interpreter (128 a tile): the one
+    program walks both every step, each reading the whole previous state."""
+    spec = rnn_spec("LSTM", "num_layers=1", "out[0], out[1][0], out[1][1]").replace("nn.LSTM(5, 6,", "nn.LSTM(5, 160,")
+    check(spec, atol=1e-4, rtol=1e-4)
+
+
+def test_gpu_launch_fits_every_program_on_the_gpu_at_once() -> None:
+    """The step barrier waits for every program: a large layer still launches at most
+    MAX_PROGRAMS programs, each walking several tiles, never a grid that could not all be
+    resident (which would hang)."""
+    from services.generator.lowering.ops_rnn import MAX_PROGRAMS, gpu_launch
+
+    for batch, hidden in [(3, 6), (64, 512), (512, 2048)]:
+        launch = gpu_launch(batch, hidden)
+        tiles = -(-batch // launch.meta["BM"]) * -(-hidden // launch.meta["BH"])
+        assert launch.grid == (min(tiles, MAX_PROGRAMS),) == (launch.meta["NPROG"],)
+    assert gpu_launch(512, 2048).grid == (MAX_PROGRAMS,)
