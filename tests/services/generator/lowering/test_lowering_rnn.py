@@ -80,3 +80,32 @@ def test_gpu_launch_fits_every_program_on_the_gpu_at_once() -> None:
         tiles = -(-batch // launch.meta["BM"]) * -(-hidden // launch.meta["BH"])
         assert launch.grid == (min(tiles, MAX_PROGRAMS),) == (launch.meta["NPROG"],)
     assert gpu_launch(512, 2048).grid == (MAX_PROGRAMS,)
+
+
+def test_bfloat16_layers() -> None:
+    """bfloat16 weights and inputs, two bidirectional layers: outputs and final states match
+    PyTorch's within bfloat16's tolerance (the kernel widens the weights for the product and
+    rounds what it writes out)."""
+    spec = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(5, 20, num_layers=2, bidirectional=True).to(torch.bfloat16)
+
+    def forward(self, x):
+        out, h = self.rnn(x)
+        return out, h
+
+
+def get_inputs():
+    return [torch.randn(7, 3, 5).to(torch.bfloat16)]
+
+
+def get_init_inputs():
+    return []
+'''
+    check(spec, atol=5e-2, rtol=5e-2)
