@@ -17,10 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def free_port(*taken: int) -> int:
+    """A port free now, other than ``taken``: the kernel can hand the same ephemeral port to
+    two binds in a row once the first socket is closed, so a caller picking two ports for
+    one server names the first."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port not in taken:
+            return port
 
 
 def packaged_binary(name: str, package: str) -> str:
@@ -67,7 +73,7 @@ def start_nats(store_dir: Path, port: int | None = None, log_file: Path | None =
                timeout_s: float = 15.0) -> NatsServer:
     store_dir.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
-    monitor = free_port()
+    monitor = free_port(port)   # the same number for both makes the server exit at start
     args = [nats_server_binary(), "-a", "127.0.0.1", "-p", str(port), "-js", "-sd", str(store_dir),
             "-m", str(monitor)]
     out = open(log_file, "ab") if log_file else subprocess.DEVNULL

@@ -55,9 +55,11 @@ def _start_weed(root: Path, timeout_s: float = 60.0) -> WeedS3:
         "actions": ["Admin", "Read", "Write", "List", "Tagging"],
     }]}))
     s3_port = free_port()
-    ports = {name: free_port() for name in (
-        "master.port", "master.port.grpc", "volume.port", "volume.port.grpc",
-        "filer.port", "filer.port.grpc", "s3.port.grpc")}
+    # Eight distinct ports: each pick excludes the ones already taken.
+    ports: dict[str, int] = {}
+    for name in ("master.port", "master.port.grpc", "volume.port", "volume.port.grpc",
+                 "filer.port", "filer.port.grpc", "s3.port.grpc"):
+        ports[name] = free_port(s3_port, *ports.values())
     args = [
         weed_binary(), "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
         *(f"-{name}={port}" for name, port in ports.items()),
