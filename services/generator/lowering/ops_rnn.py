@@ -18,7 +18,7 @@ import sympy
 
 from services.generator.lowering.indexing import Expr
 from services.generator.lowering.ir import KernelWriter, Stored, Unsupported, Value, view
-from services.generator.lowering.kernels import Kernel, LaunchShape, kernel_args, pow2
+from services.generator.lowering.kernels import Kernel, LaunchShape, kernel_args, pow2, tl_type
 from services.generator.lowering.ops_heavy import dot_precision, matmul
 from services.generator.lowering.ops_views import concat
 from services.generator.lowering.registry import Builder, lowers
@@ -138,24 +138,18 @@ def _sequence_kernel(b: Builder, kind: str, xw: Stored, w_hh: Stored, b_hh: Stor
                 k.line("h_new = _kv_tanh(x0 + acc0)" if kind == "rnn_tanh" else "h_new = tl.maximum(x0 + acc0, 0.0)")
             k.line("tl.store(dst + o2, h_new, mask=m2)")
             k.line(f"tl.store({out_p} + row[:, None] * {out_width} + {out_offset} + rj[None, :], "
-                   f"h_new.to({_tl(out.dtype)}), mask=m2)")
+                   f"h_new.to({tl_type(out.dtype)}), mask=m2)")
         barrier(f"(s + 2) * {nprog}")
     with tile_loop():
         tile_index()
         k.line(f"tl.store({h_p} + o2, tl.load({hs_p} + {seq % 2 * batch * hidden} + o2, mask=m2, other=0)"
-               f".to({_tl(h.dtype)}), mask=m2)")
+               f".to({tl_type(h.dtype)}), mask=m2)")
         if c is not None and cs is not None:
-            k.line(f"tl.store({c_p} + o2, tl.load({cs_p} + o2, mask=m2, other=0).to({_tl(c.dtype)}), mask=m2)")
+            k.line(f"tl.store({c_p} + o2, tl.load({cs_p} + o2, mask=m2, other=0).to({tl_type(c.dtype)}), mask=m2)")
     # The interpreter runs one program over every tile: its barrier never waits.
     cm, ch = max(16, pow2(batch)), max(16, min(128, pow2(hidden)))
     return Kernel(k, kernel_args(k), gpu_launch(batch, hidden),
                   LaunchShape((1,), {"BM": cm, "BH": ch, "BK": max(16, min(64, pow2(hidden))), "NPROG": 1}, 1))
-
-
-def _tl(dtype: str) -> str:
-    from services.generator.lowering.kernels import tl_type
-
-    return tl_type(dtype)
 
 
 def _weight_t(w: Value) -> Any:
