@@ -273,3 +273,11 @@ def _tl(dtype: str) -> str:
 
 def tl_type(dtype: str) -> str:
     return "tl." + _tl(dtype)
+
+
+def rounded(k: KernelWriter, var: str, dtype: str) -> str:
+    """A float32 result as a ``dtype`` tensor holds it: a 16-bit result is rounded before
+    anything fused after it reads it, as PyTorch stores it before the next operator does."""
+    if dtype in ("float16", "bfloat16"):
+        return k.var(f"{var}.to({tl_type(dtype)}).to(tl.float32)", "float32")
+    return var

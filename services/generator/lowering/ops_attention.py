@@ -26,9 +26,10 @@ from services.generator.lowering.tunables import Tunables
 from services.generator.lowering.attention_masks import KeyBound
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import Buffer, KernelWriter, Stored, Value
-from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, tl_type
+from services.generator.lowering.kernels import (Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, rounded,
+                                                 tl_type)
 from services.generator.lowering.ops_heavy import (SMEM_BUDGET, accumulator_type, as_bf16_operand, dot_operand,
-                                                  dot_precision, dot_type, rounded)
+                                                  dot_precision, dot_type)
 from services.generator.lowering.rows import same_index
 from services.generator.lowering.schema import CapturedCase, Node
 
@@ -393,11 +394,12 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
         return dot_operand(k, v.load(k, [z, jv, c], vmask), vmask, mul_o, accumulator_type(mul_o))
 
     p_dtype = how.p_dtype
-    if p_dtype in ("float16", "bfloat16"):
+    if p_dtype in ("float16", "bfloat16") and tunables.current().attention_softmax == "exact":
         # The spec rounds the probabilities to 16 bits before the second product: they are
         # rounded once normalised, as its softmax stores them (rounding the running,
         # unnormalised ones differs by a rounding step, past a 16-bit tolerance). The keys
-        # are walked twice: once for each row's max and sum, once for the product.
+        # are walked twice: once for each row's max and sum, once for the product. The
+        # search's ATTENTION_SOFTMAX=online takes the one-walk form below instead.
         with k.block(loop):
             g = logit_tile()
             k.line(f"m_new = tl.maximum(m_i, tl.max({g}, {red}){kept})")
@@ -457,11 +459,12 @@ def _key_range(k: KernelWriter, bounds: Sequence[KeyBound], lq: int, lk: int, bm
 def _narrow(k: KernelWriter, var: str, p_dtype: str, mul: str) -> str:
     """The probabilities as the second product multiplies them: rounded as the spec stores them
     before it, or (float32 probabilities against 16-bit values) rounded to the values' type."""
-    if p_dtype in ("float16", "bfloat16"):
-        var = k.var(f"{var}.to({tl_type(p_dtype)}).to(tl.float32)", "float32")
+    if p_dtype in ("float16", "bfloat16") and mul != p_dtype:
+        var = rounded(k, var, p_dtype)
     if mul == "float16":
         return f"{var}.to(tl.float16)"
     if mul == "bfloat16":
-        # The interpreter multiplies bfloat16 through float32 (see ops_heavy.BF16_DOT).
-        return as_bf16_operand(k, f"{var}.to(tl.bfloat16)", k.var(f"{var}.to(tl.bfloat16).to(tl.float32)", "float32"))
+        # Rounded once, into the product's own type. The interpreter multiplies bfloat16
+        # through float32 (see ops_heavy.BF16_DOT): its operand is the rounded value widened.
+        return as_bf16_operand(k, f"{var}.to(tl.bfloat16)", rounded(k, var, "bfloat16"))
     return var

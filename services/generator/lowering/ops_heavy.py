@@ -22,7 +22,8 @@ from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import (Buffer, KernelWriter, Lazy, Stored, Unsupported, Value, and_masks,
                                            compute_dtype, on_views, peel_views)
-from services.generator.lowering.kernels import Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, tl_type
+from services.generator.lowering.kernels import (Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, rounded,
+                                                 tl_type)
 from services.generator.lowering.ops_pointwise import out_meta, scalar_code
 from services.generator.lowering.rows import ReductionValue, same_index
 from services.generator.lowering.registry import Builder, lowers
@@ -392,14 +393,6 @@ def _as_reduction(b: Builder, shape: tuple[int, ...], dtype: str, x: Value, y: V
     src_shape = (batch, m, kdim, n) if batched else (m, kdim, n)
     src = Lazy(src_shape, work, fn, 1 + x.cost + y.cost)
     return ReductionValue(b, src, [len(src_shape) - 2], "sum", shape, dtype)
-
-
-def rounded(k: KernelWriter, var: str, dtype: str) -> str:
-    """A float32 result as a ``dtype`` tensor holds it: a 16-bit product is rounded before
-    anything fused after it reads it, as PyTorch stores it before the next operator does."""
-    if dtype in ("float16", "bfloat16"):
-        return k.var(f"{var}.to({tl_type(dtype)}).to(tl.float32)", "float32")
-    return var
 
 
 # (kernel, the fused value's index, the product's value there, mask, raw store) -> value to store,

@@ -26,7 +26,7 @@ import sympy
 from services.generator.lowering import ops_upsample  # noqa: F401 - registers the resampling lowerings
 from services.generator.lowering.indexing import Expr, FloorDiv, bounds, delinearize, linear, range_symbol
 from services.generator.lowering.ir import FLOATS, KernelWriter, Lazy, Unsupported, Value, and_masks
-from services.generator.lowering.ops_heavy import rounded
+from services.generator.lowering.kernels import rounded
 from services.generator.lowering.ops_pointwise import out_meta
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.rows import ReductionValue

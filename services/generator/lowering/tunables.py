@@ -20,6 +20,7 @@ from pathlib import Path
 CONV_FORMS = ("auto", "gemm", "walk", "reduce")
 CONV_K_ORDERS = ("taps", "channels")
 SCAN_ORDERS = ("pytorch", "exact")
+ATTENTION_SOFTMAXES = ("exact", "online")
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,13 @@ class Tunables:
     # float64: faster on some shapes, but off PyTorch's result by PyTorch's own rounding,
     # which a long row can carry past the comparison's tolerance). See ops_scan.gpu_order.
     scan_order: str = "pytorch"
+    # How an attention whose spec rounds its probabilities to 16 bits rounds them: "exact"
+    # (normalised, as softmax stores them: the keys are walked twice, once for each row's max
+    # and sum) or "online" (the running, unnormalised ones, in one walk, as flash attention
+    # and torch.compile's fused attention do: about 1.6x faster, off the spec's rounding by a
+    # rounding step of each probability, which peaked rows of large values carry past a
+    # 16-bit tolerance). See ops_attention.flash_kernel.
+    attention_softmax: str = "exact"
     # How float32 operands are multiplied on tensor cores: "tf32x3" (three TF32 products,
     # float32 accuracy) unless the job allows TF32 ("tf32"). A permission, not a knob the
     # search turns: from_strings never sets it.
@@ -78,12 +86,16 @@ class Tunables:
         scan_order = values.get("SCAN_ORDER", "pytorch")
         if scan_order not in SCAN_ORDERS:
             raise ValueError(f"tunable SCAN_ORDER must be one of {', '.join(SCAN_ORDERS)} (got {scan_order})")
+        attention_softmax = values.get("ATTENTION_SOFTMAX", "exact")
+        if attention_softmax not in ATTENTION_SOFTMAXES:
+            raise ValueError(f"tunable ATTENTION_SOFTMAX must be one of {', '.join(ATTENTION_SOFTMAXES)} "
+                             f"(got {attention_softmax})")
         return cls(pointwise_block=num("POINTWISE_BLOCK", 1024), num_warps=num("num_warps", 4),
                    whole_row_max=num("WHOLE_ROW_MAX", 8192), block_m=num("BLOCK_M", 0), block_n=num("BLOCK_N", 0),
                    block_k=num("BLOCK_K", 0), num_stages=num("num_stages", 3), group_m=num("GROUP_M", 1),
                    fuse_limit=num("FUSE_LIMIT", 4),
                    attention_block=(int(m), int(n or m)), conv_form=conv_form, conv_k_order=conv_k_order,
-                   scan_order=scan_order)
+                   scan_order=scan_order, attention_softmax=attention_softmax)
 
 
 CURRENT: contextvars.ContextVar[Tunables] = contextvars.ContextVar("lowering_tunables", default=Tunables())

@@ -36,6 +36,22 @@ BOTTLENECK_MOVES: dict[str, dict[str, int | str]] = {
 }
 BOTTLENECK_MOVES["occupancy"] = BOTTLENECK_MOVES["occupancy_registers"]
 
+# Forms that leave PyTorch's exact order or rounding for speed (a scan accumulated exactly
+# instead of in PyTorch's order, an attention rounding its running probabilities), each within
+# the comparison's tolerance on some data and not on other: a correct parent slower than its
+# baseline tries them first (before the bottleneck's moves), and a parent the comparison
+# failed goes back to the exact forms.
+FASTER_FORMS: dict[str, int | str] = {"SCAN_ORDER": "exact", "ATTENTION_SOFTMAX": "online"}
+EXACT_FORMS: dict[str, int | str] = {"SCAN_ORDER": "pytorch", "ATTENTION_SOFTMAX": "exact"}
+
+
+def _form_moves(parent: common_pb2.NodeSummary) -> dict[str, int | str]:
+    if parent.verdict == common_pb2.PASSED and 0 < parent.fitness < 1.0:
+        return FASTER_FORMS
+    if parent.verdict == common_pb2.INCORRECT:
+        return EXACT_FORMS
+    return {}
+
 
 def _key(tunables: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, v) for k, v in tunables.items() if k != "model"))
@@ -132,6 +148,7 @@ def _preferences(templates: list[Template], request: work_pb2.GenerateRequest
                     yield t, t.defaults()
 
     prefs = BOTTLENECK_MOVES.get(diagnosis.bottleneck, {})
+    forms = _form_moves(request.expand.parent)
     moves: list[tuple[float, float, dict[str, str]]] = []
     for knob, values in base_t.tunables.items():
         for value in values:
@@ -139,7 +156,10 @@ def _preferences(templates: list[Template], request: work_pb2.GenerateRequest
                 continue
             tun = {**base, knob: value}
             if untried(base_t, tun):
-                moves.append((_score(knob, base[knob], value, prefs), rng.random(), tun))
+                # A form move outranks the bottleneck's: it changes what the kernel computes per
+                # element, where a tile or warp move only reshapes the same work.
+                score = _score(knob, base[knob], value, prefs) + 2 * _score(knob, base[knob], value, forms)
+                moves.append((score, rng.random(), tun))
     moves.sort(key=lambda m: (-m[0], m[1]))
     for _, _, tun in moves:
         yield base_t, tun

@@ -14,6 +14,7 @@ from services.generator.backends.distinct import code_key
 from services.generator.backends.offline import OfflineBackend
 from services.generator.offline.templates import Template, TemplateError, load_templates
 from services.generator.backends.distinct import pick_new_code
+from services.generator.backends.general import search_space
 from services.generator.offline.tuning import preferences
 
 SOFTMAX = (REPO_ROOT / "examples" / "softmax.py").read_text()
@@ -114,6 +115,28 @@ def test_moves_follow_the_bottleneck_and_skip_tried_sets() -> None:
     tried = [{**parent, "BLOCK": b} for b in ("2048", "4096", "8192")]
     _, tun = choose(templates, _request(parent=parent, siblings=tried, category="slow", bottleneck="launch_bound"))
     assert {"template": "elementwise", **tun} not in tried + [parent]
+
+
+def test_a_slow_parent_tries_the_faster_forms_first_and_a_wrong_one_goes_back() -> None:
+    """A correct general-lowering kernel slower than its baseline moves first to the forms
+    that trade PyTorch's exact rounding or order for speed (judged by the comparison like any
+    candidate); a kernel the comparison failed moves back to the exact ones."""
+    space = search_space(REPO_ROOT / "kb")
+    parent = {"template": "general", **space.defaults()}
+    request = _request(parent=parent, category="slow", bottleneck="compute_bound")
+    request.expand.parent.verdict, request.expand.parent.fitness = common_pb2.PASSED, 0.4
+    moves = [tun for _, tun in itertools.islice(preferences([space], request), 2)]
+    assert {(k, v) for tun in moves for k, v in tun.items() if parent.get(k) != v} == {
+        ("ATTENTION_SOFTMAX", "online"), ("SCAN_ORDER", "exact")}
+    # Faster than its baseline: nothing to trade; the bottleneck's moves lead.
+    request.expand.parent.fitness = 1.3
+    _, tun = choose([space], request)
+    assert tun["ATTENTION_SOFTMAX"] == "exact" and tun["SCAN_ORDER"] == "pytorch"
+    wrong = {**parent, "ATTENTION_SOFTMAX": "online"}
+    request = _request(parent=wrong, category="incorrect")
+    request.expand.parent.verdict = common_pb2.INCORRECT
+    _, tun = choose([space], request)
+    assert {"template": "general", **tun} == {**wrong, "ATTENTION_SOFTMAX": "exact"}
 
 
 def test_whole_space_is_walked_without_repeats() -> None:
