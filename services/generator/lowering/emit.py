@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.generator.lowering.ir import Buffer, KernelWriter, RuntimeScalar
-from services.generator.lowering.kernels import Kernel
+from services.generator.lowering.kernels import PTX, Kernel
 from services.generator.lowering.lower import LoweredCase, attr_path
 from services.generator.lowering.mathlib import helper_source
 from services.generator.lowering.ops_heavy import BF16_DOT
@@ -59,9 +59,9 @@ def _launch(kernel: Kernel, names: dict[int, str], allocated: set[str]) -> list[
     stages = f", num_stages={kernel.gpu.num_stages}" if kernel.gpu.num_stages else ""
     if kernel.interpreter is not None:
         # Two sources: each launched with its own device's shape.
-        gpu_meta = [f"{key}={value}" for key, value in kernel.gpu.meta.items()] + _bf16_dot(kernel.writer, "gpu")
+        gpu_meta = [f"{key}={value}" for key, value in kernel.gpu.meta.items()] + _target_flags(kernel.writer, True)
         cpu_meta = [f"{key}={value}" for key, value in kernel.cpu.meta.items()] \
-            + _bf16_dot(kernel.interpreter, "False")
+            + _target_flags(kernel.interpreter, False)
         return ["if gpu:",
                 f"    {name}[{kernel.gpu.grid}]({', '.join(args + gpu_meta)}, num_warps={kernel.gpu.num_warps}{stages})",
                 "else:",
@@ -70,14 +70,23 @@ def _launch(kernel: Kernel, names: dict[int, str], allocated: set[str]) -> list[
     for key in kernel.gpu.meta:
         g, c = kernel.gpu.meta[key], kernel.cpu.meta[key]
         meta.append(f"{key}={g}" if g == c else f"{key}={g} if gpu else {c}")
-    meta += _bf16_dot(kernel.writer, "gpu")
+    meta += _target_flags(kernel.writer, True)
     grid = f"{kernel.gpu.grid}" if kernel.gpu.grid == kernel.cpu.grid else f"({kernel.gpu.grid} if gpu else {kernel.cpu.grid})"
     return [f"{name}[{grid}]({', '.join(args + meta)}, num_warps={kernel.gpu.num_warps}{stages})"]
 
 
-def _bf16_dot(writer: KernelWriter, value: str) -> list[str]:
-    """The launch argument of a kernel multiplying bfloat16 tiles (ops_heavy.BF16_DOT)."""
-    return [f"{BF16_DOT}={value}"] if any(p.name == BF16_DOT for p in writer.params) else []
+def _target_flags(writer: KernelWriter, launch_on_gpu: bool) -> list[str]:
+    """The launch arguments that tell a kernel where it runs: ``BF16_DOT`` (ops_heavy: it
+    multiplies bfloat16 tiles) and ``PTX`` (kernels.PTX: its helpers may use NVIDIA's PTX),
+    each where the kernel has it. A launch that serves the GPU passes the run method's own
+    ``gpu``/``ptx``; an interpreter-only launch passes False."""
+    flags = {BF16_DOT: "gpu", PTX: "ptx"}
+    used = {p.name for p in writer.params}
+    return [f"{flag}={value if launch_on_gpu else False}" for flag, value in flags.items() if flag in used]
+
+
+def _uses_ptx(kernels: list[Kernel]) -> bool:
+    return any(PTX in {p.name for p in k.writer.params} for k in kernels)
 
 
 def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signature: str) -> list[str]:
@@ -87,6 +96,9 @@ def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signat
     device = f"{first_input.code}.device" if first_input else "next(self.parameters()).device"
     body.append(f"dev = {device}")
     body.append('gpu = dev.type == "cuda"')
+    if _uses_ptx(lowered.kernels):
+        # ROCm builds of torch call their GPUs "cuda" too: PTX only where CUDA is NVIDIA's.
+        body.append("ptx = gpu and torch.version.hip is None")
     constants = [src for src in lowered.sources if src.kind == "constant"]
     if constants:
         # Built once per device: a tensor made from a Python list costs a host-to-device

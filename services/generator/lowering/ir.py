@@ -176,6 +176,10 @@ class KernelWriter:
     _scopes: list[dict[str, str]] = field(default_factory=lambda: [{}])
     _counter: Iterator[int] = field(default_factory=itertools.count)
     wide_index: bool = False  # int64 offsets (tensors past 2**31 elements)
+    # bfloat16 roundings take the packed PTX form (kernels.rounded), for kernels whose rounded
+    # values are all tiles of many values (attention's scores and probabilities): Triton
+    # refuses the two-value packing on a one-element tile (a reduction's XBLOCK=1 result).
+    packed_rounding: bool = False
     # Values that are a buffer's elements as loaded (widened or not): value -> (the raw load,
     # its mask, the buffer's dtype). Masked lanes of such a load hold 0.
     loads: dict[str, tuple[str, str | None, str]] = field(default_factory=dict)

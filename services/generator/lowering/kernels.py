@@ -275,9 +275,18 @@ def tl_type(dtype: str) -> str:
     return "tl." + _tl(dtype)
 
 
+# A kernel constexpr: True where the kernel runs on an NVIDIA GPU, whose PTX its helpers may
+# use (mathlib's _kv_round_bf16). emit.py sets it at every launch: False under the interpreter
+# and on other GPUs.
+PTX = "PTX"
+
+
 def rounded(k: KernelWriter, var: str, dtype: str) -> str:
     """A float32 result as a ``dtype`` tensor holds it: a 16-bit result is rounded before
     anything fused after it reads it, as PyTorch stores it before the next operator does."""
+    if dtype == "bfloat16" and k.packed_rounding:
+        k.helpers.add("_kv_round_bf16")
+        return k.var(f"_kv_round_bf16({var}, {k.constexpr(PTX)})", "float32")
     if dtype in ("float16", "bfloat16"):
         return k.var(f"{var}.to({tl_type(dtype)}).to(tl.float32)", "float32")
     return var

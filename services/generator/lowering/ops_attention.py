@@ -316,6 +316,9 @@ def _flash_writer(name: str, scores: ScoresValue, logits: Value, v: Value, out: 
     lk = scores.b.shape[2]
     dv = v.shape[2]
     k = KernelWriter(name)
+    # Every value it rounds is a score-sized tile: the packed bfloat16 rounding serves them,
+    # where two conversions an element would set the speed of the score loop.
+    k.packed_rounding = True
     bm, bn, bd = k.constexpr("BLOCK_M"), k.constexpr("BLOCK_N"), k.constexpr("BLOCK_D")
     bdv = k.constexpr("BLOCK_DV")
     mul_s = dot_type(scores.a.dtype, scores.b.dtype)

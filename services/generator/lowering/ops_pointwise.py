@@ -12,7 +12,7 @@ from typing import Any
 
 from services.generator.lowering.ir import (FLOATS, KernelWriter, Lazy, RuntimeScalar, Unsupported, Value,
                                            compute_dtype)
-from services.generator.lowering.kernels import tl_type
+from services.generator.lowering.kernels import rounded, tl_type
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
 
@@ -342,6 +342,8 @@ def convert(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> 
             return k.var(f"({v} != 0)", "bool")
         if dtype in ("float16", "bfloat16"):
             # Round through the narrow type, as PyTorch stores it, then compute in float32.
+            if k.packed_rounding:
+                return rounded(k, k.cast(v, "float32"), dtype)
             narrow = k.var(f"{k.cast(v, 'float32')}.to({tl_type(dtype)})", dtype)
             return k.var(f"{narrow}.to(tl.float32)", "float32")
         return k.cast(v, target)

@@ -59,7 +59,8 @@ def check(source: str, sizes: dict[str, int] | None = None, atol: float = 1e-4, 
     spec = _load(source, f"spec_{abs(hash(source)) % 10**8}", sizes)
     # The GPU's kernels and launch shapes, except bfloat16 tiles: the interpreter has no
     # bfloat16 product, so they go through float32 as the interpreter's own launches do.
-    run = code.replace(GPU_TEST, "gpu = True").replace("BF16_DOT=gpu", "BF16_DOT=False") if form == "gpu" else code
+    run = (code.replace(GPU_TEST, "gpu = True").replace("BF16_DOT=gpu", "BF16_DOT=False").replace("PTX=ptx", "PTX=False")
+           if form == "gpu" else code)
     cand = _load(run, f"cand_{abs(hash(run)) % 10**8}")
     for trial in range(trials):
         torch.manual_seed(100 + trial)

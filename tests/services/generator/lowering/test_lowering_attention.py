@@ -107,3 +107,4 @@ def test_the_online_softmax_rounds_the_running_probabilities_in_one_walk() -> No
                      tuned=Tunables(attention_softmax="online"))
         kernel = code.split("def _k0_0_attention(")[1].split("@triton.jit")[0]
         assert kernel.count("for n0 in range(") == 1 and "/ l_i" not in kernel.split("for n0")[1].split("o = ")[0]
+        assert "_kv_round_bf16(" in kernel
