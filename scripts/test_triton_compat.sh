@@ -6,7 +6,7 @@
 # A hook written for one interpreter's internals (kevolve/exec/interp_trace.py once raised a
 # TypeError under 3.6's load/store hooks) or a template using an API newer than 3.6 fails here.
 #
-# Environment: VENV (default .venv), COMPAT_TRITON (default 3.6.0).
+# Environment: VENV (default .venv), COMPAT_TRITON (default 3.6.0), TEST_WORKERS (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +24,6 @@ if [[ "$found" != "$VERSION" ]]; then
   echo "test_triton_compat: expected Triton $VERSION first on PYTHONPATH, imported $found" >&2
   exit 1
 fi
-"$VENV/bin/python" -m pytest -q -x -p no:cacheprovider \
+"$VENV/bin/python" -m pytest -q -x -p no:cacheprovider -n "${TEST_WORKERS:-2}" --dist loadfile \
   tests/exec/test_interp_trace.py tests/exec/test_interp_compat.py tests/kb \
   tests/services/evaluator/test_mtia_sim.py tests/services/profiler
