@@ -116,6 +116,9 @@ TORCH_ALLOWED = {
     "torch.cuda.get_device_properties",
     "torch.cuda.synchronize",
     "torch.cuda.device",
+    # Which vendor's GPU a launch runs on (None on NVIDIA's CUDA): a wrapper picks NVIDIA-only
+    # inline PTX by it, since ROCm builds call their GPUs "cuda" too.
+    "torch.version.hip",
 }
 TORCH_ALLOWED_PREFIXES = ("torch.nn.init.",)
 # Inside an ``__init__`` a candidate may build its parameters and constant buffers with any

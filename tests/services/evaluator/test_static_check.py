@@ -95,6 +95,15 @@ def test_allocation_views_and_reraise_are_allowed() -> None:
     assert rules(body) == []
 
 
+def test_a_wrapper_may_read_which_vendors_gpu_it_runs_on() -> None:
+    """``torch.version.hip`` (None on NVIDIA's CUDA) picks NVIDIA-only inline PTX; the rest of
+    ``torch.version`` stays out, like any torch path not on the list."""
+    body = ("class ModelNew(nn.Module):\n    def forward(self, x):\n"
+            "        ptx = x.device.type == 'cuda' and torch.version.hip is None\n        return x\n")
+    assert rules(body) == []
+    assert rules(body.replace("torch.version.hip", "torch.version.git_version")) == ["torch_compute"]
+
+
 def test_tensor_descriptors_are_allowed() -> None:
     body = (
         "from triton.tools.tensor_descriptor import TensorDescriptor\n"
