@@ -342,10 +342,7 @@ def convert(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> 
             return k.var(f"({v} != 0)", "bool")
         if dtype in ("float16", "bfloat16"):
             # Round through the narrow type, as PyTorch stores it, then compute in float32.
-            if k.packed_rounding:
-                return rounded(k, k.cast(v, "float32"), dtype)
-            narrow = k.var(f"{k.cast(v, 'float32')}.to({tl_type(dtype)})", dtype)
-            return k.var(f"{narrow}.to(tl.float32)", "float32")
+            return rounded(k, k.cast(v, "float32"), dtype)
         return k.cast(v, target)
 
     if src.dtype in ("float16", "bfloat16") and dtype == "float32":

@@ -75,27 +75,23 @@ class Tunables:
                 raise ValueError(f"tunable {key} must be positive (got {raw})")
             return value
 
+        def choice(key: str, options: tuple[str, ...]) -> str:
+            """The key's value, one of ``options`` (the first is the default)."""
+            value = values.get(key, options[0])
+            if value not in options:
+                raise ValueError(f"tunable {key} must be one of {', '.join(options)} (got {value})")
+            return value
+
         block = values.get("ATTENTION_BLOCK", "64x64")
         m, _, n = block.partition("x")
-        conv_form = values.get("CONV_FORM", "auto")
-        if conv_form not in CONV_FORMS:
-            raise ValueError(f"tunable CONV_FORM must be one of {', '.join(CONV_FORMS)} (got {conv_form})")
-        conv_k_order = values.get("CONV_K_ORDER", "taps")
-        if conv_k_order not in CONV_K_ORDERS:
-            raise ValueError(f"tunable CONV_K_ORDER must be one of {', '.join(CONV_K_ORDERS)} (got {conv_k_order})")
-        scan_order = values.get("SCAN_ORDER", "pytorch")
-        if scan_order not in SCAN_ORDERS:
-            raise ValueError(f"tunable SCAN_ORDER must be one of {', '.join(SCAN_ORDERS)} (got {scan_order})")
-        attention_softmax = values.get("ATTENTION_SOFTMAX", "exact")
-        if attention_softmax not in ATTENTION_SOFTMAXES:
-            raise ValueError(f"tunable ATTENTION_SOFTMAX must be one of {', '.join(ATTENTION_SOFTMAXES)} "
-                             f"(got {attention_softmax})")
+        forms = {"conv_form": choice("CONV_FORM", CONV_FORMS), "conv_k_order": choice("CONV_K_ORDER", CONV_K_ORDERS),
+                 "scan_order": choice("SCAN_ORDER", SCAN_ORDERS),
+                 "attention_softmax": choice("ATTENTION_SOFTMAX", ATTENTION_SOFTMAXES)}
         return cls(pointwise_block=num("POINTWISE_BLOCK", 1024), num_warps=num("num_warps", 4),
                    whole_row_max=num("WHOLE_ROW_MAX", 8192), block_m=num("BLOCK_M", 0), block_n=num("BLOCK_N", 0),
                    block_k=num("BLOCK_K", 0), num_stages=num("num_stages", 3), group_m=num("GROUP_M", 1),
                    fuse_limit=num("FUSE_LIMIT", 4),
-                   attention_block=(int(m), int(n or m)), conv_form=conv_form, conv_k_order=conv_k_order,
-                   scan_order=scan_order, attention_softmax=attention_softmax)
+                   attention_block=(int(m), int(n or m)), **forms)
 
 
 CURRENT: contextvars.ContextVar[Tunables] = contextvars.ContextVar("lowering_tunables", default=Tunables())
