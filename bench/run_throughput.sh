@@ -19,10 +19,14 @@ export KEVOLVE_CONTROLLER_PROFILE=${KEVOLVE_CONTROLLER_PROFILE:-none}   # judgin
 # Four candidates prepared (started, compiled, checked) side by side, timed one at a time
 # under the GPU lock: the setting a search that wants throughput runs with.
 export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-4}
-# Enough expansions in flight to keep every GPU slot fed (workers x evaluations at once): with
-# fewer, workers wait for candidates to be generated and screened (two workers at one
-# expansion each were busy 59% of an H100 search).
-PARALLELISM=${PARALLELISM:-$(( ${WORKERS:-1} * KEVOLVE_EVALUATOR_CONCURRENCY ))}
+# Enough expansions in flight to keep every slot of the pool fed (workers x evaluations at
+# once). A GPU pool's candidates are first screened on the cpu pool, which takes about as long
+# as their GPU run (rmsnorm_fp16 on an H200 host: 3.7 s screening, 4.3 s on the pool) and holds
+# the expansion meanwhile: with one expansion per slot, the slots sat idle half the time
+# (two workers at eight expansions: 54 evaluations a minute, 8 / (3.7 + 4.3) s), so a pool
+# that screens gets two per slot.
+SLOTS=$(( ${WORKERS:-1} * KEVOLVE_EVALUATOR_CONCURRENCY ))
+PARALLELISM=${PARALLELISM:-$( [ "$PLATFORM" = cpu ] && echo "$SLOTS" || echo $(( 2 * SLOTS )) )}
 RUN=${RUN:-/tmp/kevolve-throughput-$(date +%s)}
 "$PY" -m kevolve.client.main up --platform "$PLATFORM" --port 0 --run-dir "$RUN" --workers "${WORKERS:-1}" \
   > "$RUN.up.log" 2>&1 &

@@ -12,6 +12,10 @@ follows it to its end, then reads every candidate's evaluation report and writes
   re-check);
 - on GPU pools, the GPU's busy share: the seconds evaluations held the GPU lock (to time
   candidates, and a job's baselines), over the job's wall time;
+- the pipeline a candidate passes (median seconds): from its creation to its screening run,
+  that run, from it to its run on the pool, that run; and, by Little's law (expansions in
+  flight = throughput x time per expansion), what an expansion spends before its candidate
+  exists (retrieval, generation, the controller): the stage that bounds the search's pace;
 - timing agreement: a confirmed node was timed twice, by its full-stage run (against its
   job's baselines, sampled once) and by its confirmation (all three interleaved); how far the
   two runs' figures lie apart, beside the timer's own spread within a run (its cv).
@@ -72,6 +76,9 @@ class ThroughputReport:
     # Per stage ("full": a candidate judged; "confirm": a would-be best timed again): how many,
     # wall time per evaluation (median, p95) and the GPU lock held per evaluation (median).
     by_stage: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Where a candidate's time goes on its way to a verdict (see ``pipeline``), seconds.
+    pipeline_s: dict[str, float] = field(default_factory=dict)
+    parallelism: int = 0                           # expansions the job kept in flight
 
     def markdown(self) -> str:
         lines = [f"# Evaluation throughput: {self.spec} on {self.platform}", "",
@@ -103,6 +110,10 @@ class ThroughputReport:
                       "| figure | pairs | median difference | largest difference |", "|---|---:|---:|---:|"]
             lines += [f"| {name} | {int(row['pairs'])} | {row['median']:.1%} | {row['max']:.1%} |"
                       for name, row in self.agreement.items()]
+        if self.pipeline_s:
+            lines += ["", f"## A candidate's way to its verdict ({self.parallelism} expansions in flight)", "",
+                      "| step | s |", "|---|---:|"]
+            lines += [f"| {name} | {seconds:.2f} |" for name, seconds in self.pipeline_s.items()]
         for title, phases in (("Worker phases (median seconds)", self.phases_median_s),
                               ("Candidate process phases (median seconds)", self.candidate_phases_median_s)):
             if phases:
@@ -211,6 +222,43 @@ def summarize(job: job_pb2.Job, reports: list[EvaluationReport], first_candidate
         measured_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
 
 
+def _start(report: EvaluationReport) -> float:
+    return report.finished_at - report.result.duration_s
+
+
+def pipeline(created: dict[str, float], screens: dict[str, EvaluationReport], runs: dict[str, EvaluationReport],
+             parallelism: int, per_minute: float, since: float = 0.0) -> dict[str, float]:
+    """Medians of each step from a candidate's creation to its pool run's verdict, by node id
+    (``runs``: the first run on the pool, ``screens``: the screening run where there was one),
+    and the mean time an expansion spends before its candidate exists. That last one is
+    derived: with ``parallelism`` expansions always in flight, each takes ``parallelism /
+    throughput`` from request to verdict (Little's law); less the measured mean from creation
+    to verdict, the rest went to retrieval, generation and the controller. A step far larger
+    than the pool run is what bounds the search's pace. Only candidates created at ``since`` or
+    later count (the steady search, after the first wave waited for the job's start-up), and
+    ``per_minute`` is the pool's pace over that time."""
+    nodes = [n for n in runs if created.get(n, -1.0) >= since and runs[n].finished_at > 0]
+    if not nodes:
+        return {}
+    steps: dict[str, list[float]] = {"created to screening": [], "screening run": [], "screened to the pool": [],
+                                     "created to the pool (not screened)": [], "pool run": []}
+    for node in nodes:
+        run, screen = runs[node], screens.get(node)
+        if screen is not None and screen.finished_at > 0:
+            steps["created to screening"].append(max(0.0, _start(screen) - created[node]))
+            steps["screening run"].append(screen.result.duration_s)
+            steps["screened to the pool"].append(max(0.0, _start(run) - screen.finished_at))
+        else:
+            steps["created to the pool (not screened)"].append(max(0.0, _start(run) - created[node]))
+        steps["pool run"].append(run.result.duration_s)
+    rows = {name: statistics.median(values) for name, values in steps.items() if values}
+    in_system = statistics.fmean(runs[n].finished_at - created[n] for n in nodes)
+    rows["created to verdict, mean"] = in_system
+    if per_minute > 0 and parallelism > 0:
+        rows["before the candidate exists, mean (derived)"] = max(0.0, 60 * parallelism / per_minute - in_system)
+    return rows
+
+
 def measure(client: JobClient, spec: Path, platform: str, budget: int, parallelism: int, wait_s: float
             ) -> ThroughputReport:
     config = job_pb2.JobConfig(budget=budget, parallelism=parallelism, policy=job_pb2.GREEDY, seed=11,
@@ -228,9 +276,19 @@ def measure(client: JobClient, spec: Path, platform: str, budget: int, paralleli
     keys = dict.fromkeys(key for n, dup in zip(nodes, duplicate, strict=True)
                          if n.eval_report_key and n.verdict != common_pb2.NO_CODE and not dup
                          for key in (n.eval_report_key, n.full_report_key) if key)
-    reports = [EvaluationReport.read(client.artifact(job.job_id, key)) for key in keys]
+    read = {key: EvaluationReport.read(client.artifact(job.job_id, key)) for key in keys}
     first = min((n.created_at for n in nodes), default=job.created_at)
-    return summarize(job, reports, first, duplicates=sum(duplicate))
+    report = summarize(job, list(read.values()), first, duplicates=sum(duplicate))
+    # Each evaluated node's first run on the pool and its screening run, for the pipeline.
+    runs = {n.node_id: read[key] for n, dup in zip(nodes, duplicate, strict=True)
+            if not dup and (key := n.full_report_key or n.eval_report_key) in read
+            and read[key].result.stage != "screen"}
+    screens = {n.node_id: EvaluationReport.read(client.artifact(job.job_id, n.screen_report_key))
+               for n in nodes if n.node_id in runs and n.screen_report_key}
+    report.parallelism = parallelism
+    report.pipeline_s = pipeline({n.node_id: n.created_at for n in nodes}, screens, runs, parallelism,
+                                 report.steady_evaluations_per_minute, since=first + report.first_verdict_s)
+    return report
 
 
 def write(report: ThroughputReport, out: Path) -> tuple[Path, Path]:

@@ -112,3 +112,24 @@ def test_measure_reads_each_evaluation_once_and_counts_duplicates_apart() -> Non
     summary = measure(Client(), Path("softmax.py"), "cuda", 3, 1, 60.0)  # type: ignore[arg-type]
     assert (summary.candidates, summary.judged, summary.evaluated, summary.confirmations) == (3, 2, 3, 1)
     assert summary.duplicates == 1
+
+
+def test_the_pipeline_shows_where_a_candidates_time_goes() -> None:
+    # Four expansions in flight, two candidates judged per 10 s at steady pace: an expansion
+    # takes 4 / (12 per minute) = 20 s. Each candidate waited 1 s for screening, screened in
+    # 2 s, waited 3 s for the pool and ran 4 s there: 10 s from creation to verdict, so the
+    # other 10 s went before its candidate existed (generation).
+    from kevolve.client.throughput import pipeline
+
+    created, screens, runs = {}, {}, {}
+    for i in range(3):
+        t = 100.0 + 5 * i
+        created[f"n{i}"] = t
+        screens[f"n{i}"] = _report(t + 1, 2.0, None, stage="screen")
+        runs[f"n{i}"] = _report(t + 6, 4.0, (1.0, 2.0))
+    created["early"] = 50.0                     # the first wave, before the first verdict: left out
+    runs["early"] = _report(90.0, 4.0, (1.0, 2.0))
+    rows = pipeline(created, screens, runs, parallelism=4, per_minute=12.0, since=100.0)
+    assert rows == {"created to screening": 1.0, "screening run": 2.0, "screened to the pool": 3.0,
+                    "pool run": 4.0, "created to verdict, mean": 10.0,
+                    "before the candidate exists, mean (derived)": 10.0}
