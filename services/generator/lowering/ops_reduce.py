@@ -16,7 +16,8 @@ import sympy
 from services.generator.lowering.indexing import Expr, linear, numel
 from services.generator.lowering.ir import FLOATS, KernelWriter, Stored, Unsupported, Value, compute_dtype
 from services.generator.lowering.kernels import Kernel, kernel_args, out_symbols, reduction_launch, tl_type
-from services.generator.lowering.rows import ReductionValue, _highest, _lowest, largest_read, memory_run
+from services.generator.lowering.rows import (ReductionValue, _highest, _lowest, largest_read, memory_run,
+                                              probe_symbols, reads, same_index)
 from services.generator.lowering.ops_pointwise import out_meta
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
@@ -47,7 +48,45 @@ def _reduce(b: Builder, node: Node, src: Value, dims: list[int], kind: str, out_
         return src
     if src.numel == 0:
         raise Unsupported(f"{node.target} over an empty tensor")
-    return ReductionValue(b, src, dims, kind, shape, out_dtype)
+    return _by_rows(b, ReductionValue(b, src, dims, kind, shape, out_dtype))
+
+
+# Reductions whose result over a set of elements is the same reduction of its results over
+# parts of it (a variance is not: its parts' means differ).
+_NESTS = ("sum", "prod", "amax", "amin")
+
+
+def _by_rows(b: Builder, r: ReductionValue) -> ReductionValue:
+    """``r`` reduced row by row first, where its value reads statistics of its own rows: a
+    distillation loss sums, over all elements, terms that read each row's two log-softmax
+    statistics. As one reduction of the whole tensor it is a kernel of its own, split
+    across programs, that reads every element again and fetches each row's statistics per
+    element; reduced over each row (``inner``), it is one more reduction of the same rows,
+    which the row program computing the statistics computes too (``chain_inputs``), and
+    the rows' totals are reduced after (``outer``). Floating reductions without keepdim only:
+    the sum's order changes as any split's does."""
+    src = r.src
+    if r.kind not in _NESTS or r.acc not in FLOATS or len(r.shape) != len(r.kept):
+        return r
+    shape = tuple(src.shape)
+    syms = probe_symbols(shape)
+    rows: list[int] | None = None
+    for dep, index in reads(src):
+        kept_syms = [syms[d] for d in range(len(shape)) if d not in dep.dims]
+        if (tuple(dep.src.shape) == shape and set(dep.dims) < set(r.dims) and dep.splits == 1
+                and same_index(dep.row_index(index), kept_syms)):
+            if rows is None or len(dep.dims) > len(rows):
+                rows = list(dep.dims)
+    if rows is None:
+        return r
+    kept_shape = [s for d, s in enumerate(shape) if d not in rows]
+    inner = ReductionValue(b, src, rows, r.kind, kept_shape, r.acc)
+    if inner.splits > 1:
+        return r
+    # The dims ``r`` reduces beyond the rows, numbered as the inner result's dims.
+    inner_dims = [d for d in range(len(shape)) if d not in rows]
+    remaining = [i for i, d in enumerate(inner_dims) if d in r.dims]
+    return ReductionValue(b, inner, remaining, r.kind, r.shape, r.dtype)
 
 
 # The captured reductions (their dims are args[1]); a row program computes those over a value's

@@ -270,7 +270,8 @@ def _launches(code: str) -> list[str]:
 def test_the_row_statistics_a_whole_sum_reads_are_one_row_program(form: str) -> None:
     """A KL divergence of two log-softmaxes, summed over every element: each row's max and
     sum of exponentials, of both tensors, in one row program walking each tensor once (the
-    online softmax), then the split sum; not a kernel per statistic."""
+    online softmax), which then sums its rows' terms; one more kernel sums the rows. Not a
+    kernel per statistic, nor a split sum over every element reading the statistics again."""
     forward = """
 s, t = F.log_softmax(xs[0] / 4, dim=-1), F.log_softmax(xs[1] / 4, dim=-1)
 return F.kl_div(s, t, reduction="batchmean", log_target=True) * 16
@@ -278,8 +279,23 @@ return F.kl_div(s, t, reduction="batchmean", log_target=True) * 16
     code = check(spec(forward, "torch.randn(3, 9000) * 3, torch.randn(3, 9000) * 3"), atol=1e-4, rtol=1e-4,
                  form=form, trials=1)
     launches = _launches(code)
-    stats = [name for name in launches if name.endswith("_amax_sum")]
-    assert len(stats) == 1 and not any(name.endswith(("_amax", "_sum_0")) for name in launches), launches
+    assert len(launches) == 2 and launches[0].endswith("_amax_sum") and launches[1].endswith("_sum"), launches
+
+
+@pytest.mark.parametrize(("forward", "inputs", "kernels"), [
+    # The largest deviation from a row's mean over a whole batch: the row program computes
+    # each row's mean and its largest deviation, one more kernel the largest of those.
+    ("x = xs[0]\nreturn (x - x.mean(-1, keepdim=True)).abs().amax()", "torch.randn(5, 300)", ["_amax_sum", "_amax"]),
+    # Over one dim of three beside the rows.
+    ("x = xs[0]\nreturn (x - x.mean(-1, keepdim=True)).pow(2).sum((0, 2))", "torch.randn(4, 3, 50)", ["_sum", "_sum"]),
+    # Few long rows are split across programs: no row program to join, the sum stays whole.
+    ("x = xs[0]\nreturn (x - x.amax(-1, keepdim=True)).exp().sum()", "torch.randn(2, 70000)",
+     ["_amax_split", "_amax", "_sum_split", "_sum"]),
+])
+def test_a_whole_reduction_of_values_reading_their_rows_statistics_goes_row_by_row(
+        forward: str, inputs: str, kernels: list[str]) -> None:
+    launches = _launches(check(spec(forward, inputs), atol=1e-3, rtol=1e-4, trials=1))
+    assert len(launches) == len(kernels) and all(map(str.endswith, launches, kernels)), launches
 
 
 def test_reductions_of_one_long_row_read_by_one_value_walk_it_once() -> None:
