@@ -393,7 +393,10 @@ def _online_max_sum(k: KernelWriter, ctx: RowContext, rank: int, dims: Sequence[
     mark, k_state = len(k.lines), (dict(k.dtypes), dict(k.aliases))
     m_acc, s_acc, m_new = k.fresh("macc"), k.fresh("sacc"), k.fresh("mrun")
     xblock, rblock = "XBLOCK", "RBLOCK"
-    k.line(f"{m_acc} = tl.full([{xblock}, {rblock}], {_init(top)}, {tl_type(top.acc)})")
+    # "rows": one running max per row ([XBLOCK, 1]), raised by each chunk's max across the
+    # row, so a chunk rescales the lanes' sums by one exponential per row, not per element.
+    per_row = tunables.current().online_max == "rows"
+    k.line(f"{m_acc} = tl.full([{xblock}, {1 if per_row else rblock}], {_init(top)}, {tl_type(top.acc)})")
     k.line(f"{s_acc} = tl.full([{xblock}, {rblock}], 0, {tl_type(total.acc)})")
     k.dtypes.update({m_acc: top.acc, s_acc: total.acc, m_new: top.acc})
     with k.block(f"for roff in range(0, {rn}, {rblock}):"):
@@ -402,7 +405,11 @@ def _online_max_sum(k: KernelWriter, ctx: RowContext, rank: int, dims: Sequence[
         index = _merge(rank, dims, xs, rs)
         raw = top.src.load(k, index, "mask")
         v = k.cast(raw, top.acc)
-        k.line(f"{m_new} = tl.where(mask, {_combine(k, top, m_acc, v)}, {m_acc})")
+        if per_row:
+            chunk = _block_reduce(k, top, v, "mask")
+            k.line(f"{m_new} = {_combine(k, top, m_acc, chunk)}")
+        else:
+            k.line(f"{m_new} = tl.where(mask, {_combine(k, top, m_acc, v)}, {m_acc})")
         ctx.results[id(top)] = m_new  # the sum's terms read the lane's running max
         body = len(k.lines)
         term = k.cast(total.src.load(k, index, "mask"), total.acc)
@@ -413,11 +420,20 @@ def _online_max_sum(k: KernelWriter, ctx: RowContext, rank: int, dims: Sequence[
             return False
         scale = k.var(f"tl.where({m_acc} == {m_new}, 1.0, tl.exp({m_acc} - {m_new}))", total.acc)
         term = k.var(f"tl.where({m_new} == float('-inf'), 0.0, {term})", total.acc)
-        k.line(f"{s_acc} = tl.where(mask, {s_acc} * {scale} + {term}, {s_acc})")
+        if per_row:
+            # Every lane is brought to the row's new max, those past the row's end too.
+            k.line(f"{s_acc} = {s_acc} * {scale} + tl.where(mask, {term}, 0.0)")
+        else:
+            k.line(f"{s_acc} = tl.where(mask, {s_acc} * {scale} + {term}, {s_acc})")
         k.line(f"{m_acc} = {m_new}")
-    row_max = _block_total(k, top, m_acc)
-    ctx.results[id(top)] = _finish(k, top, row_max)
-    lanes = k.var(f"tl.where({m_acc} == float('-inf'), 0.0, {s_acc} * tl.exp({m_acc} - {row_max}))", total.acc)
+    if per_row:
+        # Every lane's sum is already scaled to the row's max.
+        ctx.results[id(top)] = _finish(k, top, m_acc)
+        lanes = s_acc
+    else:
+        row_max = _block_total(k, top, m_acc)
+        ctx.results[id(top)] = _finish(k, top, row_max)
+        lanes = k.var(f"tl.where({m_acc} == float('-inf'), 0.0, {s_acc} * tl.exp({m_acc} - {row_max}))", total.acc)
     ctx.results[id(total)] = _finish(k, total, k.var(f"tl.sum(tl.where(xmask, {lanes}, 0), 1)[:, None]", total.acc))
     return True
 

@@ -21,6 +21,7 @@ CONV_FORMS = ("auto", "gemm", "walk", "reduce")
 CONV_K_ORDERS = ("taps", "channels")
 SCAN_ORDERS = ("pytorch", "exact")
 ATTENTION_SOFTMAXES = ("exact", "online")
+ONLINE_MAXES = ("lanes", "rows")
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,12 @@ class Tunables:
     # rounding step of each probability, which peaked rows of large values carry past a
     # 16-bit tolerance). See ops_attention.flash_kernel.
     attention_softmax: str = "exact"
+    # The running max of a long row's online softmax (a max and a sum of exponentials in one
+    # walk): "lanes" (each lane keeps its own, rescaling its sum at every element: two
+    # exponentials an element) or "rows" (each chunk's max is taken across the row first and
+    # the row's one running max rescales every lane's sum: one exponential an element, and a
+    # max across the program's lanes a chunk). See rows._online_max_sum.
+    online_max: str = "lanes"
     # How float32 operands are multiplied on tensor cores: "tf32x3" (three TF32 products,
     # float32 accuracy) unless the job allows TF32 ("tf32"). A permission, not a knob the
     # search turns: from_strings never sets it.
@@ -86,7 +93,8 @@ class Tunables:
         m, _, n = block.partition("x")
         forms = {"conv_form": choice("CONV_FORM", CONV_FORMS), "conv_k_order": choice("CONV_K_ORDER", CONV_K_ORDERS),
                  "scan_order": choice("SCAN_ORDER", SCAN_ORDERS),
-                 "attention_softmax": choice("ATTENTION_SOFTMAX", ATTENTION_SOFTMAXES)}
+                 "attention_softmax": choice("ATTENTION_SOFTMAX", ATTENTION_SOFTMAXES),
+                 "online_max": choice("ONLINE_MAX", ONLINE_MAXES)}
         return cls(pointwise_block=num("POINTWISE_BLOCK", 1024), num_warps=num("num_warps", 4),
                    whole_row_max=num("WHOLE_ROW_MAX", 8192), block_m=num("BLOCK_M", 0), block_n=num("BLOCK_N", 0),
                    block_k=num("BLOCK_K", 0), num_stages=num("num_stages", 3), group_m=num("GROUP_M", 1),

@@ -91,18 +91,21 @@ def test_half_matmul_with_a_fused_epilogue_compiles_and_matches() -> None:
     check(spec(forward, inputs), atol=1e-2, rtol=1e-2)
 
 
+@pytest.mark.parametrize("online_max", ["lanes", "rows"])
 @pytest.mark.parametrize("op", ["torch.softmax(x, dim=-1)", "F.log_softmax(x * 2, dim=1)"])
-def test_long_rows_take_max_and_sum_of_exponentials_in_one_walk(op: str) -> None:
+def test_long_rows_take_max_and_sum_of_exponentials_in_one_walk(op: str, online_max: str) -> None:
     """Rows longer than a block: the max and the shifted sum come from one pass over the row
-    (the online softmax); rows of -inf, with a NaN, a huge value or mostly -inf keep the
-    reference's results."""
+    (the online softmax), its running max kept per lane or per row (ONLINE_MAX); rows of
+    -inf, with a NaN, a huge value or mostly -inf keep the reference's results."""
     source = (HEAD + "class Model(nn.Module):\n    def forward(self, x):\n        return " + op + "\n\n"
               "def get_inputs():\n    x = torch.randn(6, 20000) * 4\n    x[0] = float('-inf')\n"
               "    x[1, 7] = float('nan')\n    x[2, 9000] = 1e30\n"
               "    x[3:] = torch.where(torch.rand(3, 20000) < 0.9, float('-inf'), x[3:])\n    return [x]\n\n"
               "def get_init_inputs():\n    return []\n")
-    code = check(source, atol=1e-5, rtol=1e-5)
+    code = check(source, atol=1e-5, rtol=1e-5, tuned=Tunables(online_max=online_max))
     assert "macc" in code and code.count("for roff") == 2
+    # Per row, the running max is one value a row, raised by each chunk's max.
+    assert ("= tl.full([XBLOCK, 1], float(\"-inf\")" in code) == (online_max == "rows")
 
 
 SPLIT = {
