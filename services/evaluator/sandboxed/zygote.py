@@ -1,7 +1,8 @@
 """A warm process that forks one child per candidate, so candidates skip importing torch.
 
 Importing torch and Triton costs seconds of CPU; the cpu pool evaluates many small
-candidates, so that cost dominated. The zygote imports them once, inside the same sandbox a
+candidates, so that cost dominated. The zygote imports them once (and TorchDynamo, which the
+guards' dispatch mode would import in every candidate's first forward: ``warm_imports``), inside the same sandbox a
 fresh child would get (bubblewrap: no network, read-only filesystem, the reference cache
 hidden), and forks per request. Each forked child gets its own session (process group),
 its own rlimits, a wall-clock deadline and a memory/process watchdog, exactly like
@@ -367,11 +368,24 @@ def _kill(pid: int) -> None:
             pass
 
 
+def warm_imports() -> None:
+    """What every candidate imports on its first guarded call, imported once here, on every
+    pool. The guards' dispatch mode imports TorchDynamo at the forward's first tensor
+    operation (torch's dispatch-mode entry is wrapped to keep Dynamo off it): on the cpu pool
+    that was 2.8 s of a 3.5 s screening run of a 16-bit RMSNorm, every candidate. Triton's
+    launch imports its Gluon package to check argument types (0.1 s), where it has one."""
+    import torch._dynamo  # noqa: F401
+
+    try:
+        import triton.experimental.gluon  # noqa: F401
+    except ImportError:  # a Triton without Gluon has nothing to import
+        pass
+
+
 def _warm_gpu_imports() -> None:
     """What a GPU candidate would import anyway, imported once here; CUDA stays uninitialised
     (a context made before fork would be unusable in every child)."""
-    import torch._dynamo  # noqa: F401 - torch.compile baseline
-    import torch._inductor.compile_fx  # noqa: F401
+    import torch._inductor.compile_fx  # noqa: F401 - torch.compile baseline
 
     from .platforms import cuda  # noqa: F401
 
@@ -381,6 +395,7 @@ def _warm_gpu_imports() -> None:
 
 def main() -> None:
     global _GPU
+    warm_imports()
     if sys.argv[1:] == ["cuda"]:
         _GPU = True
         _warm_gpu_imports()
