@@ -24,7 +24,8 @@ export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-4}
 # as their GPU run (rmsnorm_fp16 on an H200 host: 3.7 s screening, 4.3 s on the pool) and holds
 # the expansion meanwhile: with one expansion per slot, the slots sat idle half the time
 # (two workers at eight expansions: 54 evaluations a minute, 8 / (3.7 + 4.3) s), so a pool
-# that screens gets two per slot.
+# that screens gets two per slot. (Those 3.7 s were mostly an import in each screened
+# candidate, gone since: 0.6-1.1 s on a 2-core machine. Two per slot still keep it fed.)
 SLOTS=$(( ${WORKERS:-1} * KEVOLVE_EVALUATOR_CONCURRENCY ))
 PARALLELISM=${PARALLELISM:-$( [ "$PLATFORM" = cpu ] && echo "$SLOTS" || echo $(( 2 * SLOTS )) )}
 RUN=${RUN:-/tmp/kevolve-throughput-$(date +%s)}
