@@ -296,9 +296,8 @@ def screening_concurrency(workers: list[PoolWorker], screen_on: Mapping[str, str
                           cores: int) -> dict[str, int]:
     """Evaluations at once for each pool that screens others' candidates: one pool worker's
     ``configured`` slots for every worker it screens for, up to the host's cores (a screening
-    run interprets the kernels on the host). A screening run takes about as long as the GPU run
-    after it (3.7 s and 4.3 s for a 16-bit RMSNorm on an H200 host), so a screening pool with
-    the slots of one GPU worker held back two."""
+    run interprets the kernels on the host): every candidate of those workers passes through
+    it first, so with the slots of one GPU worker it would hold back the others."""
     screened: dict[str, int] = {}
     for worker in workers:
         if screen_on.get(worker.platform):
