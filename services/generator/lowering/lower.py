@@ -457,7 +457,9 @@ class CaseLowerer:
             raise Unsupported("forward returns a value that is not a tensor")
         self._reduce_outputs_together(values)
         for value in values:
-            if isinstance(value, ReductionValue):
+            if isinstance(value, ReductionValue) or (isinstance(value, ops_heavy.FusedHost) and value.realized):
+                # Computed already (a product or scan whose epilogue kernel an earlier output
+                # stored): that kernel stores it as well, not a copy of it.
                 value = value.realize()
             # A reshape of a value (a Linear's 2-D product returned as 3-D) is stored in the
             # value's own shape and returned as a view: a copy into the output's shape cost a

@@ -21,7 +21,7 @@ which the views and pointwise lowerings handle. Sorting lives in :mod:`ops_sort`
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -34,6 +34,7 @@ from services.generator.lowering.ir import FLOATS, Buffer, KernelWriter, Stored,
 from services.generator.lowering.kernels import (FEW_PROGRAMS, Kernel, LaunchShape, kernel_args, out_symbols,
                                                  pow2, reduction_launch, run_after, spread, tl_type, walks_columns)
 from services.generator.lowering.mathlib import HELPERS
+from services.generator.lowering.ops_heavy import FusedHost, TileEpilogue
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
 
@@ -84,6 +85,9 @@ def highest(dtype: str) -> str:
 
 
 ScanOrder = Literal["chunk", "sequential", "tree"]
+# What a fused value computes from a scanned element (kernel, its index, the element's
+# variable, a store of the raw result when it is kept): the variable to store in its place.
+ScanEpilogue = Callable[[KernelWriter, list[Expr], str, Callable[[Buffer, str], None]], str]
 
 # Chunk lengths of the triangle scans: C*C*rows elements per step.
 TRIANGLE_GPU, TRIANGLE_CPU = 32, 64
@@ -181,13 +185,14 @@ KINDS: dict[str, ScanKind] = {
 
 
 def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs: list[Buffer],
-                order: ScanOrder = "chunk") -> Kernel:
+                order: ScanOrder = "chunk", epilogue: ScanEpilogue | None = None) -> Kernel:
     """``outs[0][..., i, ...] = scan(src[..., :i+1, ...])`` along ``dim`` (and the index of
     the running extreme in ``outs[1]`` for cummax/cummin), computed in type ``acc``.
     ``order``: "chunk" scans each chunk with Triton's own scan; "sequential" adds one element
     after another, and "tree" runs PyTorch's chunked tree, each in ``acc`` with a 16-bit
     ``acc`` rounded after every step: the order and rounding of PyTorch's GPU scan along an
-    outer dimension and along the innermost one (see :func:`cumulative`)."""
+    outer dimension and along the innermost one (see :func:`cumulative`). With ``epilogue``,
+    ``outs[0]`` gets what it computes from each scanned element instead (``ScanValue``)."""
     sequential = order == "sequential"
     k = KernelWriter(name)
     shape = list(src.shape)
@@ -220,15 +225,22 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
         # Lanes past the row's end hold the identity, so the chunk's last column is the carry.
         values = [k.var(f"tl.where(mask, {v}, {ident})", acc)]
         offset = linear(idx, shape)
+
+        def store(var: str, at: list[Expr] = idx, where: Expr = offset) -> None:
+            if epilogue is not None:
+                var = epilogue(k, at, var, lambda raw, value: k.store(raw, where, value, "mask"))
+            k.store(outs[0], where, var, "mask")
+
         if sequential:  # the carry is folded in element by element: it ends the chunk up to date
-            k.store(outs[0], offset, _sequential_chunk(k, kind, carry[0], values[0], acc, rb), "mask")
+            store(_sequential_chunk(k, kind, carry[0], values[0], acc, rb))
         elif order == "tree":
             scanned = _tree_chunk(k, kind, carry[0], values[0], acc, rb, chunk)
-            k.store(outs[0], offset, scanned, "mask")
+            store(scanned)
             k.line(f"{carry[0]} = tl.sum(tl.where({last}, {scanned}, 0), 1)[:, None]")
         else:
             scanned = kind.combine(k, carry, kind.chunk(k, values, acc, rb), acc)
-            for out, var in zip(outs, scanned, strict=True):
+            store(scanned[0])
+            for out, var in zip(outs[1:], scanned[1:], strict=True):
                 k.store(out, offset, var, "mask")
             for c, var in zip(carry, scanned, strict=True):
                 # The last column, picked by a sum over one non-zero lane (exact, NaN kept).
@@ -383,18 +395,57 @@ def cumulative(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
         from services.generator.lowering.ops_views import _reshape
 
         src = _reshape(src, [1])
-    out = b.new_buffer(tuple(src.shape), dtype, name)
-    # float32 sums and products run in float64, as PyTorch accumulates them on the CPU: a
-    # long float32 scan would otherwise drift past the comparison's tolerance.
-    acc = "float64" if dtype == "float32" and name != "logcumsumexp" else _scan_dtype(dtype)
-    kernel = scan_kernel(b.kernel_name(name), src, dim, KINDS[name], acc, [out])
-    order = gpu_order(name, dtype, list(src.shape), dim)
-    if order is not None:
-        gpu = scan_kernel(b.kernel_name(name), src, dim, KINDS[name], dtype, [out], order=order)
-        gpu.interpreter, gpu.cpu = kernel.writer, kernel.cpu
-        kernel = gpu
-    b.emit(kernel)
-    return _shaped(Stored(out), shape)
+    scan = ScanValue(b, src, dim, name, dtype)
+    return scan if tuple(src.shape) == shape else _shaped(scan.realize(), shape)
+
+
+class ScanValue(FusedHost):
+    """A sum, product or log-sum-exp scan's result, computed where it is stored (see
+    ``FusedHost``): a pointwise value that reads it element for element (an exclusive scan
+    written as ``cumsum(x) - x``, a scaled or shifted running total) is computed in the scan's
+    own kernel from each scanned element, so the scan's result never goes to memory and back.
+    Read any other way, it is stored by its own kernel."""
+
+    def __init__(self, builder: Builder, src: Value, dim: int, name: str, dtype: str) -> None:
+        super().__init__(builder, tuple(src.shape), dtype)
+        self.src, self.dim, self.name = src, dim, name
+        self.kind = name
+
+    def load(self, k: KernelWriter, index: Sequence[Expr], mask: str | None) -> str:
+        tile = getattr(k, "product_tile", None)
+        if getattr(k, "probing", False) and not (tile is not None and tile[0] is self):
+            # Probed as what it holds (a product's probe is float32; a count is an integer).
+            k.pending_products.append((self, list(index)))  # type: ignore[attr-defined]
+            held = compute_dtype(self.dtype)
+            return k.var(f"tl.full([1], 0, {tl_type(held)})", held)
+        return super().load(k, index, mask)
+
+    def fuse(self, value: Value, out: Buffer) -> Kernel:
+        if value is self:  # stored as it is (a returned scan): its own kernel writes ``out``
+            self._stored = Stored(out)
+            return self._kernel(self.builder.kernel_name(self.kind), out, None)
+        return super().fuse(value, out)
+
+    def _kernel(self, name: str, out: Buffer, tile: TileEpilogue | None) -> Kernel:
+        epilogue: ScanEpilogue | None = None
+        if tile is not None:
+            def epilogue(k: KernelWriter, index: list[Expr], var: str, store_raw: Callable[[Buffer, str], None]) -> str:
+                # What the stored result would hold, as the epilogue would read it back.
+                held = k.cast(k.cast(var, self.dtype), compute_dtype(self.dtype))
+                return tile(k, index, held, "mask", store_raw)
+
+        # float32 sums and products run in float64, as PyTorch accumulates them on the CPU: a
+        # long float32 scan would otherwise drift past the comparison's tolerance.
+        dtype, kind = self.dtype, KINDS[self.name]
+        acc = "float64" if dtype == "float32" and self.name != "logcumsumexp" else _scan_dtype(dtype)
+        kernel = scan_kernel(name, self.src, self.dim, kind, acc, [out], epilogue=epilogue)
+        order = gpu_order(self.name, dtype, list(self.src.shape), self.dim)
+        if order is not None:  # a second program, so a name of its own
+            gpu_name = self.builder.kernel_name(self.kind + ("_epilogue" if tile is not None else ""))
+            gpu = scan_kernel(gpu_name, self.src, self.dim, kind, dtype, [out], order=order, epilogue=epilogue)
+            gpu.interpreter, gpu.cpu = kernel.writer, kernel.cpu
+            kernel = gpu
+        return kernel
 
 
 def gpu_order(name: str, dtype: str, shape: list[int], dim: int) -> ScanOrder | None:

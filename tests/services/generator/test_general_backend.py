@@ -61,6 +61,10 @@ async def test_later_expansions_move_the_lowerings_tunables(backend: OfflineBack
     child_request.expand.tenant = "t"
     child_request.expand.parent.node_id = "p"
     child_request.expand.parent.tunables.update(first.tunables)
+    # The job's code, as the controller tells it: a knob that leaves this spec's code as it
+    # was (ONLINE_MAX, for a spec with no online softmax) is passed over.
+    from services.generator.backends.distinct import code_key
+    child_request.expand.tried_code_keys.append(code_key(first.code))
     child = await backend.generate(child_request, "", spec.read_text(), None)
     assert child.code and child.tunables["template"] == "general"
     moved = {k for k in first.tunables if first.tunables[k] != child.tunables.get(k)}

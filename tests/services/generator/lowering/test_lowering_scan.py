@@ -265,3 +265,36 @@ return *torch.sort(t, dim=1, stable=True), *torch.topk(x, 5, 1)
 def test_quantile_sorts_then_gathers() -> None:
     check(spec("return torch.quantile(xs[0], 0.3, dim=1), torch.quantile(xs[0], 0.75, dim=0, keepdim=True)",
                "torch.randn(6, 11)"))
+
+
+def _launches(code: str) -> list[str]:
+    wrapper = code.split("class ModelNew")[1]
+    return [line.strip().split("[")[0] for line in wrapper.splitlines() if line.strip().startswith("_k")]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float16"])
+@pytest.mark.parametrize("form", ["interpreter", "gpu"])
+def test_a_value_reading_a_scan_element_for_element_is_stored_by_the_scans_kernel(dtype: str, form: str) -> None:
+    """An exclusive scan written as ``cumsum(x) - x`` (and scaled): one kernel computes the
+    running sum and stores the value from it, the running sum itself never written out."""
+    inputs = {"int64": "torch.randint(0, 64, (6, 3000))", "float32": "torch.randn(6, 3000)",
+              "float16": "torch.randn(40, 90).half()"}[dtype]
+    code = check(spec("x = xs[0]\nreturn (torch.cumsum(x, 1) - x) * 2", inputs), atol=TOLERANCE[dtype] or 1e-9,
+                 rtol=TOLERANCE[dtype] or 1e-9, form=form, trials=1)
+    launches = _launches(code)   # one kernel (a float sum's GPU and interpreter forms: two branches)
+    assert len(launches) == (1 if dtype == "int64" else 2), launches
+    assert all("cumsum_epilogue" in name for name in launches) and "STORE_RAW=0" in code, launches
+
+
+def test_a_scan_read_element_for_element_and_returned_too_is_stored_by_the_same_kernel() -> None:
+    code = check(spec("x = xs[0]\nc = torch.cumsum(x, -1)\nreturn c - x, c", "torch.randn(5, 700)"), trials=1)
+    launches = _launches(code)   # the GPU and interpreter forms of one kernel, nothing else
+    assert len(launches) == 2 and all("cumsum_epilogue" in name for name in launches), launches
+    assert "STORE_RAW=0" not in code and "STORE_RAW=1" in code
+
+
+def test_the_gpu_form_of_a_fused_scan_still_computes_pytorchs_gpu_scan_to_the_bit() -> None:
+    x = torch.randn(6, 3000)
+    code = generate(spec("x = xs[0]\nreturn torch.cumsum(x, 1) - x", "torch.randn(6, 3000)"))
+    got = _load(code.replace(GPU_TEST, "gpu = True"), "fused_scan_gpu").ModelNew()(x)
+    assert torch.equal(got, pytorch_gpu_inner_scan(x) - x)
