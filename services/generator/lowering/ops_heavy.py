@@ -431,8 +431,11 @@ class FusedHost(Value):
         if tile is not None and tile[0] is self and same_index(index, tile[1]):
             return tile[2]
         if getattr(k, "probing", False):
+            # Probed as what it holds: a 16-bit or float32 product as float32, a float64 one
+            # as float64, an integer scan (a count) as an integer.
             k.pending_products.append((self, list(index)))  # type: ignore[attr-defined]
-            return k.var(f"tl.full([1], 0, {tl_type('float32')})", "float32")
+            held = compute_dtype(self.dtype)
+            return k.var(f"tl.full([1], 0, {tl_type(held)})", held)
         return self.realize().load(k, index, mask)
 
     def realize(self) -> Stored:

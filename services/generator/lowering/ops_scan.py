@@ -21,7 +21,7 @@ which the views and pointwise lowerings handle. Sorting lives in :mod:`ops_sort`
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -410,15 +410,6 @@ class ScanValue(FusedHost):
         super().__init__(builder, tuple(src.shape), dtype)
         self.src, self.dim, self.name = src, dim, name
         self.kind = name
-
-    def load(self, k: KernelWriter, index: Sequence[Expr], mask: str | None) -> str:
-        tile = getattr(k, "product_tile", None)
-        if getattr(k, "probing", False) and not (tile is not None and tile[0] is self):
-            # Probed as what it holds (a product's probe is float32; a count is an integer).
-            k.pending_products.append((self, list(index)))  # type: ignore[attr-defined]
-            held = compute_dtype(self.dtype)
-            return k.var(f"tl.full([1], 0, {tl_type(held)})", held)
-        return super().load(k, index, mask)
 
     def fuse(self, value: Value, out: Buffer) -> Kernel:
         if value is self:  # stored as it is (a returned scan): its own kernel writes ``out``
