@@ -283,27 +283,15 @@ def pool_workers(platforms: tuple[str, ...], gpus: tuple[str, ...], gpu_workers:
     return workers
 
 
-def _configured_concurrency(source: Mapping[str, str]) -> int | None:
-    """The evaluators' KEVOLVE_EVALUATOR_CONCURRENCY (1 when unset), or None when it is not a
-    whole number: then no pool's is changed, and each evaluator refuses it by name at start."""
-    raw = source.get("KEVOLVE_EVALUATOR_CONCURRENCY", "").strip()
-    if not raw:
-        return 1
-    return int(raw) if raw.isdigit() and int(raw) >= 1 else None
-
-
-def screening_concurrency(workers: list[PoolWorker], screen_on: Mapping[str, str], configured: int,
-                          cores: int) -> dict[str, int]:
-    """Evaluations at once for each pool that screens others' candidates: one pool worker's
-    ``configured`` slots for every worker it screens for, up to the host's cores (a screening
-    run interprets the kernels on the host): every candidate of those workers passes through
-    it first, so with the slots of one GPU worker it would hold back the others."""
+def screened_workers(workers: list[PoolWorker], screen_on: Mapping[str, str]) -> dict[str, int]:
+    """For each pool that screens others' candidates, how many of this host's evaluator workers
+    it screens for: its evaluators size their slots from it (``KEVOLVE_EVALUATOR_SCREENS_FOR``,
+    the evaluator's own setting), every candidate of those workers passing through it first."""
     screened: dict[str, int] = {}
     for worker in workers:
         if screen_on.get(worker.platform):
             screened[screen_on[worker.platform]] = screened.get(screen_on[worker.platform], 0) + 1
-    # 64: the most an evaluator's settings accept.
-    return {pool: max(configured, min(cores, 64, configured * count)) for pool, count in screened.items()}
+    return screened
 
 
 def start_system(run_dir: Path, platforms: tuple[str, ...] = ("cpu",), grpc_port: int = 0,
@@ -359,13 +347,11 @@ def start_system(run_dir: Path, platforms: tuple[str, ...] = ("cpu",), grpc_port
     # workers); the GPU lock, shared through the host's lock directory, times one candidate
     # at a time on each GPU.
     workers = pool_workers(tuple(platforms), gpus, gpu_workers, pins)
-    configured = _configured_concurrency(source)
-    screening = {} if configured is None else screening_concurrency(
-        workers, {name: p.screen_on for name, p in table.items()}, configured, os.cpu_count() or 1)
+    screening = screened_workers(workers, {name: p.screen_on for name, p in table.items()})
     for worker in workers:
         pinned = {"CUDA_VISIBLE_DEVICES": worker.gpu} if worker.gpu is not None else {}
         if worker.platform in screening:
-            pinned["KEVOLVE_EVALUATOR_CONCURRENCY"] = str(screening[worker.platform])
+            pinned["KEVOLVE_EVALUATOR_SCREENS_FOR"] = str(screening[worker.platform])
         add(worker.name, "evaluator", {"KEVOLVE_EVALUATOR_PLATFORM": worker.platform,
                                        "KEVOLVE_EVALUATOR_SCRATCH_DIR": str(scratch / worker.name), **pinned})
     for platform in dict.fromkeys(["cpu", *platforms]):

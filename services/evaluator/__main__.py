@@ -38,7 +38,7 @@ async def serve() -> None:
             common, service="evaluator", instance=f"evaluator-{platform.name}",
             subject=subjects.eval_subject(platform.name), message_type=evaluation_pb2.EvaluationRequest,
             make_handler=lambda bus: EvaluateHandler(bus, store, harness, platform, settings),
-            concurrency=settings.concurrency, metrics_port=settings.metrics_port, platform=platform.name)
+            concurrency=settings.slots, metrics_port=settings.metrics_port, platform=platform.name)
     finally:
         harness.close()
 

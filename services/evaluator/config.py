@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -49,6 +50,13 @@ class EvaluatorSettings(BaseSettings):
         "compiled, checked) side by side and timed one at a time under the GPU lock. Faster search, "
         "but another candidate's preparation kernels can still disturb a timing batch (measured: "
         "docs/measurements/2026-11-23-suite-cuda-h100/notes.md); keep 1 where each number must stand alone",
+    )
+    screens_for: int = Field(
+        0, ge=0, le=64,
+        description="evaluator workers of other pools whose candidates this pool screens before they "
+        "run there: it then takes `concurrency` slots for each, up to the host's cores and 64 (every "
+        "candidate of those workers passes through it first, so with one worker's slots it would hold "
+        "the others back); 0: `concurrency` alone",
     )
     gpu_lock_dir: Path = Field(
         GPU_LOCK_DIR, description="where the per-GPU timing lock lives (shared with the profiler)"
@@ -121,6 +129,15 @@ class EvaluatorSettings(BaseSettings):
         "(same operations, same numbers, a fraction of the host's time); false: on the host",
     )
     worker_name: str = Field("", description="name written into results; default host:pid")
+
+    @property
+    def slots(self) -> int:
+        """Evaluations this pool runs at once: ``concurrency``, or for a screening pool one
+        worker's ``concurrency`` for each worker it screens for, up to the host's cores (a
+        screening run interprets the kernels on the host), never fewer than ``concurrency``."""
+        if not self.screens_for:
+            return self.concurrency
+        return max(self.concurrency, min(os.cpu_count() or 1, 64, self.concurrency * self.screens_for))
 
     @field_validator("platform")
     @classmethod

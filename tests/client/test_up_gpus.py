@@ -86,10 +86,10 @@ def test_up_pins_each_gpu_workers_starts_generator_replicas_and_refuses_a_malfor
     assert cpu["CUDA_VISIBLE_DEVICES"] == "" and profilers["profiler-cpu"]["CUDA_VISIBLE_DEVICES"] == ""
     assert all(env["CUDA_VISIBLE_DEVICES"] == "" for env in others.values()), others
     assert bad.returncode != 0 and "name each GPU once" in bad.stderr
-    # The cpu pool screens for both GPU workers (one slot each, the default): two at once,
-    # where the host has the cores; the GPU workers keep the setting as it was.
-    assert cpu["KEVOLVE_EVALUATOR_CONCURRENCY"] == str(max(1, min(os.cpu_count() or 1, 2)))
-    assert "KEVOLVE_EVALUATOR_CONCURRENCY" not in gpu0
+    # The cpu pool is told it screens for both GPU workers (its evaluator sizes its slots from
+    # that); the GPU workers screen for none.
+    assert cpu["KEVOLVE_EVALUATOR_SCREENS_FOR"] == "2"
+    assert "KEVOLVE_EVALUATOR_SCREENS_FOR" not in gpu0
 
 
 def test_gpu_pools_left_unpinned_keep_the_hosts_gpus(tmp_path: Path) -> None:
@@ -114,15 +114,12 @@ def test_the_retriever_keeps_jax_off_the_gpu(tmp_path: Path) -> None:
     assert seen.read_text() == "cpu"   # bm25s did import it, and JAX was kept on the host
 
 
-def test_the_screening_pool_gets_the_slots_of_every_worker_it_screens_for() -> None:
-    from kevolve.client.launcher import screening_concurrency
+def test_the_screening_pool_is_told_how_many_workers_it_screens_for() -> None:
+    from kevolve.client.launcher import screened_workers
 
     screen_on = {"cpu": "", "cuda": "cpu", "mtia-sim": ""}
-    two_gpus = pool_workers(("cuda",), ("0", "1"), 2, PINS)
-    # Four GPU workers of four slots each: the cpu pool screens with sixteen at once.
-    assert screening_concurrency(two_gpus, screen_on, 4, cores=64) == {"cpu": 16}
-    # Never more than the host's cores (screening interprets the kernels there), never fewer
-    # than the setting itself, and no change where nothing is screened.
-    assert screening_concurrency(two_gpus, screen_on, 4, cores=6) == {"cpu": 6}
-    assert screening_concurrency(two_gpus, screen_on, 4, cores=2) == {"cpu": 4}
-    assert screening_concurrency(pool_workers(("mtia-sim",), (), 1, PINS), screen_on, 4, cores=64) == {}
+    # Two GPUs, two workers each: the cpu pool screens for four; nothing screens for it.
+    assert screened_workers(pool_workers(("cuda",), ("0", "1"), 2, PINS), screen_on) == {"cpu": 4}
+    assert screened_workers(pool_workers(("mtia-sim",), (), 1, PINS), screen_on) == {}
+
+
