@@ -7,7 +7,7 @@
 # $OUT/throughput_<spec>_<platform>.{json,md}: candidates judged per
 # minute, wall time per evaluation (median, p95) and per phase, the GPU's busy share.
 # Defaults: examples/softmax.py, cpu, 40 candidates, BENCH_OUT=bench/results, 4 evaluations at once
-# per pool. KEVOLVE_EVALUATOR_WARM_POOL=false measures candidates started as fresh processes;
+# per cpu pool, 5 per GPU pool. KEVOLVE_EVALUATOR_WARM_POOL=false measures candidates started as fresh processes;
 # WORKERS=2 starts two evaluator workers on the GPU pool (they share the GPU and its lock);
 # WALL_CLOCK_S (default 1800) is the search's own time limit: it ends then, keeping its report.
 set -uo pipefail
@@ -16,9 +16,11 @@ SPEC=${1:-examples/softmax.py}; PLATFORM=${2:-cpu}; BUDGET=${3:-40}
 PY=${PY:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
 OUT=${BENCH_OUT:-bench/results}; mkdir -p "$OUT"
 export KEVOLVE_CONTROLLER_PROFILE=${KEVOLVE_CONTROLLER_PROFILE:-none}   # judging only: no profiles
-# Four candidates prepared (started, compiled, checked) side by side, timed one at a time
-# under the GPU lock: the setting a search that wants throughput runs with.
-export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-4}
+# Candidates prepared (started, compiled, checked) side by side, timed one at a time under the
+# GPU lock: the setting a search that wants throughput runs with. Five on a GPU pool: on an
+# H200 host one worker with four kept the GPU 69% busy (median evaluation 3.9 s), with five
+# 74% (4.5 s); docs/measurements/2026-11-29-throughput-after-warm-imports-h200/. Four per cpu pool.
+export KEVOLVE_EVALUATOR_CONCURRENCY=${KEVOLVE_EVALUATOR_CONCURRENCY:-$( [ "$PLATFORM" = cpu ] && echo 4 || echo 5 )}
 # Enough expansions in flight to keep every slot of the pool fed (workers x evaluations at
 # once). A GPU pool's candidates are first screened on the cpu pool, which takes about as long
 # as their GPU run (rmsnorm_fp16 on an H200 host: 3.7 s screening, 4.3 s on the pool) and holds
