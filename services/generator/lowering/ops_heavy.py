@@ -107,7 +107,8 @@ def dot_type(a_dtype: str, b_dtype: str) -> str:
 
 def gemm(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, load_b: TileLoad,
          store: TileStore, outputs: list[Buffer], mul_type: str, wide: bool,
-         gpu: GemmBlocks, cpu: GemmBlocks, k_inner: int = 0) -> Kernel:
+         gpu: GemmBlocks, cpu: GemmBlocks, k_inner: int = 0,
+         low: tuple[TileLoad, TileLoad] | None = None) -> Kernel:
     """``store(z, i, j, sum_k load_a(z, i, k) * load_b(z, k, j))`` for every (z, i, j).
 
     One program computes a [BLOCK_M, BLOCK_N] tile of one batch entry ``z`` (grid axis 2),
@@ -123,25 +124,29 @@ def gemm(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, loa
     With ``k_inner`` (which both BLOCK_Ks divide) K is walked as ``kdim / k_inner`` runs of
     ``k_inner``: the loaders receive ``kt * k_inner + rk``, the run ``kt`` one number per K
     step (a convolution's kernel tap, whose input offsets and bounds are then computed once
-    per step rather than per element)."""
+    per step rather than per element).
+
+    With ``low`` (loaders of float32 operands' low parts, ``load_a`` and ``load_b`` then
+    loading their TF32 high parts: ``split_operands``) each K step is three TF32 products,
+    summed from zero and added to the accumulator in float32."""
     grouped = gpu.group_m > 1
     if k_inner and (k_inner % gpu.k or kdim % k_inner):
         raise ValueError(f"BLOCK_K {gpu.k} does not divide the K run {k_inner} of {kdim}")
     k = _gemm_writer(name, batch, m, n, kdim, load_a, load_b, store, mul_type, wide, batched=False,
-                     grouped=grouped, k_inner=k_inner)
+                     grouped=grouped, k_inner=k_inner, low=low)
     args = kernel_args(k)
     bz = max(1, min(pow2(batch), INTERPRETER_TILE // (cpu.m * max(cpu.n, cpu.k)))) if batch > 1 else 1
     interpreter = None
     if bz > 1:
         batched = _gemm_writer(name + "_i", batch, m, n, kdim, load_a, load_b, store, mul_type, wide, batched=True,
-                               grouped=grouped)
+                               grouped=grouped, low=low)
         if batched_form_ok(batched, args):
             interpreter = batched
     if interpreter is None and k_inner:
         # The interpreter walks K whole (up to 1024 per step, the runs' order unchanged):
         # it pays per step, not per element.
         plain = _gemm_writer(name + "_i", batch, m, n, kdim, load_a, load_b, store, mul_type, wide, batched=False,
-                             grouped=grouped)
+                             grouped=grouped, low=low)
         if [id(a) for a in kernel_args(plain)] == [id(a) for a in args]:
             interpreter = plain
         else:
@@ -164,7 +169,7 @@ def gemm(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, loa
 
 def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileLoad, load_b: TileLoad,
                  store: TileStore, mul_type: str, wide: bool, batched: bool, grouped: bool = False,
-                 k_inner: int = 0) -> KernelWriter:
+                 k_inner: int = 0, low: tuple[TileLoad, TileLoad] | None = None) -> KernelWriter:
     """The product's source: 2-d tiles of one batch entry per program, or (``batched``) 3-d
     tiles of ``BLOCK_Z`` entries, ``pid_z`` then naming the entries' column of indices.
     ``grouped``: grid axis 0 numbers the entry's tiles, visited in groups of ``GROUP_M`` rows."""
@@ -219,7 +224,18 @@ def _gemm_writer(name: str, batch: int, m: int, n: int, kdim: int, load_a: TileL
             a_k, b_k = ka, kb
         av = dot_operand(k, load_a(k, z, mi, a_k, amask), amask, mul_type, acc_type)
         bv = dot_operand(k, load_b(k, z, b_k, ni, bmask), bmask, mul_type, acc_type)
-        k.line(f"acc += tl.dot({av}, {bv}{dot_precision(mul_type)})")
+        if low is None:
+            k.line(f"acc += tl.dot({av}, {bv}{dot_precision(mul_type)})")
+        else:
+            a_low = dot_operand(k, low[0](k, z, mi, a_k, amask), amask, mul_type, acc_type)
+            b_low = dot_operand(k, low[1](k, z, b_k, ni, bmask), bmask, mul_type, acc_type)
+            # The step's products from zero: the tensor cores' own sums truncate, so a running
+            # accumulator taking every product drifted (6144^3: 0.022 off, 13x cuBLAS's error);
+            # summed per step and added here, 0.0005 (docs/measurements/2026-11-29-float32-
+            # products-split-once-h200).
+            k.line(f'part = tl.dot({a_low}, {bv}, input_precision="tf32")')
+            k.line(f'part = tl.dot({av}, {b_low}, part, input_precision="tf32")')
+            k.line(f'acc += tl.dot({av}, {bv}, part, input_precision="tf32")')
     k.dtypes["acc"] = acc_type
     store(k, z, mi, ni, "acc", f"{zmask}(rm < {m}) & (rn < {n})")
     return k
@@ -295,8 +311,108 @@ def matmul(b: Builder, name: str, a: Value, bm: Value, out: Buffer, batch: int, 
                f"mask={mask})")
 
     mul = dot_type(a.dtype, bm.dtype)
-    return gemm(name, batch, m, n, kdim, load_a, load_b, store, [out], mul, wide, gpu_blocks(mul, batch, m, n),
-                interpreter_blocks(m, n, kdim))
+    halves = split_operands(b, a, bm, batch, m, n, kdim, a_index, b_index) if splits(mul, batch, m, n, kdim) else None
+    if halves is None:
+        return gemm(name, batch, m, n, kdim, load_a, load_b, store, [out], mul, wide, gpu_blocks(mul, batch, m, n),
+                    interpreter_blocks(m, n, kdim))
+    (a_high, a_low), (b_high, b_low) = halves
+
+    def split_a(part: Value) -> TileLoad:
+        return lambda k, z, i, kk, mask: part.load(k, [z, i, kk] if batch > 1 else [i, kk], mask)
+
+    def split_b(part: Value) -> TileLoad:  # stored K-major: [batch, n, k]
+        return lambda k, z, kk, j, mask: part.load(k, [z, j, kk] if batch > 1 else [j, kk], mask)
+
+    return gemm(name, batch, m, n, kdim, split_a(a_high), split_b(b_high), store, [out], mul, wide,
+                split_blocks(batch, m, n), interpreter_blocks(m, n, kdim), low=(split_a(a_low), split_b(b_low)))
+
+
+# A float32 product at least this large (multiply-adds) and at least this wide in rows and
+# columns multiplies operands split once in memory (``split_operands``); smaller ones, or
+# thin ones (bound by reading the operands, which the split reads twice), keep Triton's
+# tf32x3, which splits each tile as it is loaded.
+SPLIT_MIN_MACS = 1 << 30
+SPLIT_MIN_ROWS = 256
+
+
+def splits(mul_type: str, batch: int, m: int, n: int, kdim: int) -> bool:
+    """Whether a product multiplies operands split once (float32 at float32 accuracy, large)."""
+    if mul_type != "float32" or tunables.current().float32_dot != "tf32x3":
+        return False
+    return batch * m * n * kdim >= SPLIT_MIN_MACS and min(m, n) >= SPLIT_MIN_ROWS and kdim >= 64
+
+
+def split_operands(b: Builder, a: Value, bm: Value, batch: int, m: int, n: int, kdim: int,
+                   a_index: Callable[[Expr, Expr, Expr], list[Expr]],
+                   b_index: Callable[[Expr, Expr, Expr], list[Expr]]
+                   ) -> tuple[tuple[Stored, Stored], tuple[Stored, Stored]] | None:
+    """A float32 product's operands stored once as TF32 high parts and float32 low parts
+    (``x = high + low`` exactly; the product is high*high + high*low + low*high, to float32
+    accuracy), A as [batch, m, k] and B as [batch, n, k]: K contiguous in both, the layout
+    the tensor cores read 32-bit operands in.
+
+    Triton's ``tf32x3`` splits every tile at every K step instead, in registers, and writes
+    B's parts back to shared memory: on an H200 (2026-11-29) a 6144^3 product ran 9.04 ms
+    that way, as fast as cuBLAS's float32 GEMM (9.07 ms), and 5.19 ms (1.75x) with operands
+    split once, the split included. None where storing the parts would repeat an operand
+    (a broadcast batch) more than twice over, or would need 64-bit offsets."""
+    a_size, b_size = batch * m * kdim, batch * n * kdim
+    if a_size > 2 * a.numel or b_size > 2 * bm.numel or max(a_size, b_size) >= 2**31:
+        return None
+
+    def load_a(k: KernelWriter, z: Expr, i: Expr, kk: Expr, mask: str) -> str:
+        return a.load(k, a_index(z, i, kk), mask)
+
+    def load_b(k: KernelWriter, z: Expr, j: Expr, kk: Expr, mask: str) -> str:
+        return bm.load(k, b_index(z, kk, j), mask)
+
+    return _split(b, load_a, batch, m, kdim), _split(b, load_b, batch, n, kdim)
+
+
+def _split(b: Builder, load: TileLoad, batch: int, rows: int, kdim: int) -> tuple[Stored, Stored]:
+    """One kernel storing ``load``'s [batch, rows, kdim] operand as its high and low parts,
+    K contiguous, in tiles: an operand whose rows are contiguous instead (a row-major B) is
+    transposed through the tile (a flat copy read it a row apart from lane to lane)."""
+    shape = (batch, rows, kdim) if batch > 1 else (rows, kdim)
+    high, low = b.new_buffer(shape, "float32", "high"), b.new_buffer(shape, "float32", "low")
+    name = b.kernel_name("split")
+    k = KernelWriter(name)
+    br, bc = k.constexpr("BLOCK_R"), k.constexpr("BLOCK_C")
+    k.line("pid_r = tl.program_id(0)")
+    k.line("pid_c = tl.program_id(1)")
+    k.line("pid_z = tl.program_id(2)")
+    z = range_symbol(f"z_{name}", batch) if batch > 1 else sympy.Integer(0)
+    r, c = range_symbol(f"r_{name}", rows), range_symbol(f"c_{name}", kdim)
+    k.names.update({r: "rr", c: "rc"})
+    if batch > 1:
+        k.names[z] = "pid_z"
+    k.line(f"rr = pid_r * {br} + tl.arange(0, {br})[:, None]")
+    k.line(f"rc = pid_c * {bc} + tl.arange(0, {bc})[None, :]")
+    k.line(f"mask = (rr < {rows}) & (rc < {kdim})")
+    x = k.cast(load(k, z, r, c, "mask"), "float32")
+    # TF32 keeps float32's sign, exponent and top 10 mantissa bits; the rest is exact in float32.
+    top = k.var(f"({x}.to(tl.uint32, bitcast=True) & 0xFFFFE000).to(tl.float32, bitcast=True)", "float32")
+    offset = f"pid_z * {rows * kdim} + rr * {kdim} + rc"
+    k.line(f"tl.store({k.pointer(high)} + {offset}, {top}, mask=mask)")
+    k.line(f"tl.store({k.pointer(low)} + {offset}, {x} - {top}, mask=mask)")
+    gpu = {"BLOCK_R": 64, "BLOCK_C": 64}
+    cpu = {"BLOCK_R": min(256, pow2(rows)), "BLOCK_C": min(256, pow2(kdim))}
+    b.emit(Kernel(k, kernel_args(k),
+                  LaunchShape((math.ceil(rows / 64), math.ceil(kdim / 64), batch), gpu, 4),
+                  LaunchShape((math.ceil(rows / cpu["BLOCK_R"]), math.ceil(kdim / cpu["BLOCK_C"]), batch), cpu, 1),
+                  [high, low]))
+    return Stored(high), Stored(low)
+
+
+def split_blocks(batch: int, m: int, n: int) -> GemmBlocks:
+    """GPU tiles of a product of split operands: 128 x 128 x 32, 8 warps, 3 stages ran
+    fastest of five shapes on an H200 on three products (2048^3 to 6144^3; with 4 warps 2.7x
+    slower), each stage holding both parts of both tiles. Fewer rows where the grid would
+    not fill the GPU."""
+    bm, bn = min(128, max(16, pow2(m))), min(128, max(16, pow2(n)))
+    while bm > 64 and batch * math.ceil(m / bm) * math.ceil(n / bn) < 132:  # 132 SMs on an H100
+        bm //= 2
+    return tuned(GemmBlocks(bm, bn, 32, 8), "float32", parts=2)
 
 
 def interpreter_blocks(m: int, n: int, kdim: int) -> GemmBlocks:
@@ -327,13 +443,14 @@ def gpu_blocks(mul_type: str, batch: int, m: int, n: int) -> GemmBlocks:
 SMEM_BUDGET = 200 * 1024
 
 
-def tuned(blocks: GemmBlocks, mul_type: str) -> GemmBlocks:
+def tuned(blocks: GemmBlocks, mul_type: str, parts: int = 1) -> GemmBlocks:
     """``blocks`` with the search's tile and warp choices, where it made any, and no more
-    pipeline stages than the operand tiles fit in shared memory (a search that grows the
-    tiles would otherwise write a kernel the GPU cannot launch)."""
+    pipeline stages than the operand tiles (``parts`` of each: a split product loads two)
+    fit in shared memory (a search that grows the tiles would otherwise write a kernel the
+    GPU cannot launch)."""
     t = tunables.current()
     m, n, k = t.block_m or blocks.m, t.block_n or blocks.n, t.block_k or blocks.k
-    per_stage = (m * k + k * n) * (2 if mul_type in ("float16", "bfloat16") else 4)
+    per_stage = parts * (m * k + k * n) * (2 if mul_type in ("float16", "bfloat16") else 4)
     stages = max(1, min(t.num_stages, SMEM_BUDGET // per_stage))
     return GemmBlocks(m, n, k, t.num_warps if t.num_warps != 4 else blocks.warps, stages, max(1, t.group_m))
 

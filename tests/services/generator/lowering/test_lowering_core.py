@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from lowering_check import check
+from lowering_check import check, generate
 
 from services.generator.lowering import tunables
 from services.generator.lowering.kernels import column_launch, pointwise_launch
@@ -577,3 +577,31 @@ def test_an_output_stored_through_a_reshape_keeps_its_row_program() -> None:
                  atol=1e-4, rtol=1e-4)
     launches = _launches(code)
     assert not [name for name in launches if "sum" in name or "var" in name], launches
+
+
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+def test_large_float32_products_multiply_operands_split_once(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large float32 product stores each operand once as TF32 high and low parts, K
+    contiguous (a transposed weight, a batch, a product with an epilogue alike), and sums
+    three TF32 products a K step from zero: float32 accuracy. Small ones keep tf32x3."""
+    from services.generator.lowering import ops_heavy
+
+    source = spec("return torch.relu(xs[0] @ xs[1].t() + 1.0), torch.bmm(xs[2], xs[3]), xs[4] @ xs[5]",
+                  "torch.randn(300, 96), torch.randn(260, 96), torch.randn(3, 64, 80), torch.randn(3, 80, 72), "
+                  "torch.randn(64, 64), torch.randn(64, 64)")
+    small = check(source, form=form, trials=1)
+    assert "part = tl.dot" not in small and 'input_precision="tf32x3"' in small
+    monkeypatch.setattr(ops_heavy, "SPLIT_MIN_MACS", 10**6)
+    monkeypatch.setattr(ops_heavy, "SPLIT_MIN_ROWS", 64)
+    code = check(source, form=form, trials=2)
+    # The first two products split (one kernel per operand storing both its parts), the 64^3
+    # one not.
+    kernels = re.findall(r"\ndef (_k\w+)\(", code)
+    split = {name for name in kernels if "_mm" in name or "_bmm" in name}
+    summed = re.findall(r'acc \+= tl\.dot\((\w+), (\w+), part, input_precision="tf32"\)', code)
+    assert len(summed) >= 2 and len(split) >= 3, (summed, kernels)
+    assert code.count("& 0xFFFFE000") == 4 and len(re.findall(r"\ndef _k\w+_split\(", code)) == 4
+    assert code.count('input_precision="tf32x3"') >= 1
+    # A job that allows TF32 multiplies in plain TF32: nothing to split.
+    plain = generate(source, tuned=Tunables(float32_dot="tf32"))
+    assert "part = tl.dot" not in plain and "0xFFFFE000" not in plain
