@@ -25,6 +25,7 @@ from services.generator.lowering.ir import (Buffer, KernelWriter, Lazy, Stored, 
 from services.generator.lowering.kernels import (Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, rounded,
                                                  tl_type)
 from services.generator.lowering.ops_pointwise import out_meta, scalar_code
+from services.generator.lowering.products_split import TileLoad, split_operands, splits
 from services.generator.lowering.rows import ReductionValue, same_index
 from services.generator.lowering.registry import Builder, lowers
 from services.generator.lowering.schema import Node
@@ -78,8 +79,6 @@ def narrow_operand(value: Value) -> tuple[Value, float] | None:
 INTERPRETER_TILE = 1 << 18
 
 
-# (kernel, z, row index, column index, in-range mask) -> the operand tile's variable
-TileLoad = Callable[[KernelWriter, Expr, Expr, Expr, str], str]
 # (kernel, z, m index, n index, accumulator, in-range mask): writes the finished tile
 TileStore = Callable[[KernelWriter, Expr, Expr, Expr, str, str], None]
 
@@ -325,83 +324,6 @@ def matmul(b: Builder, name: str, a: Value, bm: Value, out: Buffer, batch: int, 
 
     return gemm(name, batch, m, n, kdim, split_a(a_high), split_b(b_high), store, [out], mul, wide,
                 split_blocks(batch, m, n), interpreter_blocks(m, n, kdim), low=(split_a(a_low), split_b(b_low)))
-
-
-# A float32 product at least this large (multiply-adds) and at least this wide in rows and
-# columns multiplies operands split once in memory (``split_operands``); smaller ones, or
-# thin ones (bound by reading the operands, which the split reads twice), keep Triton's
-# tf32x3, which splits each tile as it is loaded.
-SPLIT_MIN_MACS = 1 << 30
-SPLIT_MIN_ROWS = 256
-
-
-def splits(mul_type: str, batch: int, m: int, n: int, kdim: int) -> bool:
-    """Whether a product multiplies operands split once (float32 at float32 accuracy, large)."""
-    if mul_type != "float32" or tunables.current().float32_dot != "tf32x3":
-        return False
-    return batch * m * n * kdim >= SPLIT_MIN_MACS and min(m, n) >= SPLIT_MIN_ROWS and kdim >= 64
-
-
-def split_operands(b: Builder, a: Value, bm: Value, batch: int, m: int, n: int, kdim: int,
-                   a_index: Callable[[Expr, Expr, Expr], list[Expr]],
-                   b_index: Callable[[Expr, Expr, Expr], list[Expr]]
-                   ) -> tuple[tuple[Stored, Stored], tuple[Stored, Stored]] | None:
-    """A float32 product's operands stored once as TF32 high parts and float32 low parts
-    (``x = high + low`` exactly; the product is high*high + high*low + low*high, to float32
-    accuracy), A as [batch, m, k] and B as [batch, n, k]: K contiguous in both, the layout
-    the tensor cores read 32-bit operands in.
-
-    Triton's ``tf32x3`` splits every tile at every K step instead, in registers, and writes
-    B's parts back to shared memory: on an H200 (2026-11-29) a 6144^3 product ran 9.04 ms
-    that way, as fast as cuBLAS's float32 GEMM (9.07 ms), and 5.19 ms (1.75x) with operands
-    split once, the split included. None where storing the parts would repeat an operand
-    (a broadcast batch) more than twice over, or would need 64-bit offsets."""
-    a_size, b_size = batch * m * kdim, batch * n * kdim
-    if a_size > 2 * a.numel or b_size > 2 * bm.numel or max(a_size, b_size) >= 2**31:
-        return None
-
-    def load_a(k: KernelWriter, z: Expr, i: Expr, kk: Expr, mask: str) -> str:
-        return a.load(k, a_index(z, i, kk), mask)
-
-    def load_b(k: KernelWriter, z: Expr, j: Expr, kk: Expr, mask: str) -> str:
-        return bm.load(k, b_index(z, kk, j), mask)
-
-    return _split(b, load_a, batch, m, kdim), _split(b, load_b, batch, n, kdim)
-
-
-def _split(b: Builder, load: TileLoad, batch: int, rows: int, kdim: int) -> tuple[Stored, Stored]:
-    """One kernel storing ``load``'s [batch, rows, kdim] operand as its high and low parts,
-    K contiguous, in tiles: an operand whose rows are contiguous instead (a row-major B) is
-    transposed through the tile (a flat copy read it a row apart from lane to lane)."""
-    shape = (batch, rows, kdim) if batch > 1 else (rows, kdim)
-    high, low = b.new_buffer(shape, "float32", "high"), b.new_buffer(shape, "float32", "low")
-    name = b.kernel_name("split")
-    k = KernelWriter(name)
-    br, bc = k.constexpr("BLOCK_R"), k.constexpr("BLOCK_C")
-    k.line("pid_r = tl.program_id(0)")
-    k.line("pid_c = tl.program_id(1)")
-    k.line("pid_z = tl.program_id(2)")
-    z = range_symbol(f"z_{name}", batch) if batch > 1 else sympy.Integer(0)
-    r, c = range_symbol(f"r_{name}", rows), range_symbol(f"c_{name}", kdim)
-    k.names.update({r: "rr", c: "rc"})
-    if batch > 1:
-        k.names[z] = "pid_z"
-    k.line(f"rr = pid_r * {br} + tl.arange(0, {br})[:, None]")
-    k.line(f"rc = pid_c * {bc} + tl.arange(0, {bc})[None, :]")
-    k.line(f"mask = (rr < {rows}) & (rc < {kdim})")
-    x = k.cast(load(k, z, r, c, "mask"), "float32")
-    # TF32 keeps float32's sign, exponent and top 10 mantissa bits; the rest is exact in float32.
-    top = k.var(f"({x}.to(tl.uint32, bitcast=True) & 0xFFFFE000).to(tl.float32, bitcast=True)", "float32")
-    offset = f"pid_z * {rows * kdim} + rr * {kdim} + rc"
-    k.line(f"tl.store({k.pointer(high)} + {offset}, {top}, mask=mask)")
-    k.line(f"tl.store({k.pointer(low)} + {offset}, {x} - {top}, mask=mask)")
-    gpu = {"BLOCK_R": 64, "BLOCK_C": 64}
-    cpu = {"BLOCK_R": min(256, pow2(rows)), "BLOCK_C": min(256, pow2(kdim))}
-    b.emit(Kernel(k, kernel_args(k),
-                  LaunchShape((math.ceil(rows / 64), math.ceil(kdim / 64), batch), gpu, 4),
-                  LaunchShape((math.ceil(rows / cpu["BLOCK_R"]), math.ceil(kdim / cpu["BLOCK_C"]), batch), cpu, 1),
-                  [high, low]))
-    return Stored(high), Stored(low)
 
 
 def split_blocks(batch: int, m: int, n: int) -> GemmBlocks:

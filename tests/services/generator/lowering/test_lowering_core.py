@@ -584,15 +584,15 @@ def test_large_float32_products_multiply_operands_split_once(form: str, monkeypa
     """A large float32 product stores each operand once as TF32 high and low parts, K
     contiguous (a transposed weight, a batch, a product with an epilogue alike), and sums
     three TF32 products a K step from zero: float32 accuracy. Small ones keep tf32x3."""
-    from services.generator.lowering import ops_heavy
+    from services.generator.lowering import products_split
 
     source = spec("return torch.relu(xs[0] @ xs[1].t() + 1.0), torch.bmm(xs[2], xs[3]), xs[4] @ xs[5]",
                   "torch.randn(300, 96), torch.randn(260, 96), torch.randn(3, 64, 80), torch.randn(3, 80, 72), "
                   "torch.randn(64, 64), torch.randn(64, 64)")
     small = check(source, form=form, trials=1)
     assert "part = tl.dot" not in small and 'input_precision="tf32x3"' in small
-    monkeypatch.setattr(ops_heavy, "SPLIT_MIN_MACS", 10**6)
-    monkeypatch.setattr(ops_heavy, "SPLIT_MIN_ROWS", 64)
+    monkeypatch.setattr(products_split, "SPLIT_MIN_MACS", 10**6)
+    monkeypatch.setattr(products_split, "SPLIT_MIN_ROWS", 64)
     code = check(source, form=form, trials=2)
     # The first two products split (one kernel per operand storing both its parts), the 64^3
     # one not.
