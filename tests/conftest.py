@@ -26,6 +26,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         pytest.exit(f"{exc}", returncode=3)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files holding system tests (``slow``: minutes each) run first, the rest in their
+    order: the suite's files are dealt to its workers in collection order, and the longest
+    ones dealt last kept one worker busy for minutes after the other had finished."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: order kept within each
+
+
 @pytest.fixture
 def nats_server(tmp_path: Path) -> Iterator[NatsServer]:
     """A real nats-server with JetStream, on a free port, with its own store dir."""

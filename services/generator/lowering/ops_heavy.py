@@ -323,18 +323,15 @@ def matmul(b: Builder, name: str, a: Value, bm: Value, out: Buffer, batch: int, 
         return lambda k, z, kk, j, mask: part.load(k, [z, j, kk] if batch > 1 else [j, kk], mask)
 
     return gemm(name, batch, m, n, kdim, split_a(a_high), split_b(b_high), store, [out], mul, wide,
-                split_blocks(batch, m, n), interpreter_blocks(m, n, kdim), low=(split_a(a_low), split_b(b_low)))
+                split_blocks(), interpreter_blocks(m, n, kdim), low=(split_a(a_low), split_b(b_low)))
 
 
-def split_blocks(batch: int, m: int, n: int) -> GemmBlocks:
-    """GPU tiles of a product of split operands: 128 x 128 x 32, 8 warps, 3 stages ran
-    fastest of five shapes on an H200 on three products (2048^3 to 6144^3; with 4 warps 2.7x
-    slower), each stage holding both parts of both tiles. Fewer rows where the grid would
-    not fill the GPU."""
-    bm, bn = min(128, max(16, pow2(m))), min(128, max(16, pow2(n)))
-    while bm > 64 and batch * math.ceil(m / bm) * math.ceil(n / bn) < 132:  # 132 SMs on an H100
-        bm //= 2
-    return tuned(GemmBlocks(bm, bn, 32, 8), "float32", parts=2)
+def split_blocks() -> GemmBlocks:
+    """GPU tiles of a product of split operands (which has two waves of them or more:
+    ``products_split.splits``): 128 x 128 x 32, 8 warps, 3 stages ran fastest of five shapes
+    on an H200 on three products (2048^3 to 6144^3; with 4 warps 2.7x slower), each stage
+    holding both parts of both tiles."""
+    return tuned(GemmBlocks(128, 128, 32, 8), "float32", parts=2)
 
 
 def interpreter_blocks(m: int, n: int, kdim: int) -> GemmBlocks:

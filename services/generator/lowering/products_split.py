@@ -26,19 +26,23 @@ from services.generator.lowering.registry import Builder
 TileLoad = Callable[[KernelWriter, Expr, Expr, Expr, str], str]
 
 
-# A float32 product at least this large (multiply-adds) and at least this wide in rows and
-# columns multiplies operands split once in memory (``split_operands``); smaller ones, or
-# thin ones (bound by reading the operands, which the split reads twice), keep Triton's
-# tf32x3, which splits each tile as it is loaded.
+# Which float32 products multiply operands split once (``split_operands``): measured on an
+# H200 over 82 corpus specs (docs/measurements/2026-11-29-float32-products-split-once-h200),
+# the split ran 1.1-3.1x faster where a product had a deep K (256 and more) and two waves or
+# more of 128 x 128 tiles, and up to 2.2x slower on shallow ones (K 64-192: the split's extra
+# operand traffic and per-tile cost over few K steps) and on grids of one wave or less (16-256
+# tiles). Those keep Triton's tf32x3, which splits each tile as it is loaded.
 SPLIT_MIN_MACS = 1 << 30
-SPLIT_MIN_ROWS = 256
+SPLIT_MIN_K = 256
+SPLIT_MIN_TILES = 300  # of 128 x 128 outputs: two waves on a GPU of 132 SMs
 
 
 def splits(mul_type: str, batch: int, m: int, n: int, kdim: int) -> bool:
     """Whether a product multiplies operands split once (float32 at float32 accuracy, large)."""
     if mul_type != "float32" or tunables.current().float32_dot != "tf32x3":
         return False
-    return batch * m * n * kdim >= SPLIT_MIN_MACS and min(m, n) >= SPLIT_MIN_ROWS and kdim >= 64
+    tiles = batch * math.ceil(m / 128) * math.ceil(n / 128)
+    return batch * m * n * kdim >= SPLIT_MIN_MACS and kdim >= SPLIT_MIN_K and tiles >= SPLIT_MIN_TILES
 
 
 def split_operands(b: Builder, a: Value, bm: Value, batch: int, m: int, n: int, kdim: int,
@@ -103,4 +107,4 @@ def _split(b: Builder, load: TileLoad, batch: int, rows: int, kdim: int) -> tupl
     return Stored(high), Stored(low)
 
 
-__all__ = ["SPLIT_MIN_MACS", "SPLIT_MIN_ROWS", "TileLoad", "split_operands", "splits"]
+__all__ = ["SPLIT_MIN_K", "SPLIT_MIN_MACS", "SPLIT_MIN_TILES", "TileLoad", "split_operands", "splits"]

@@ -592,7 +592,8 @@ def test_large_float32_products_multiply_operands_split_once(form: str, monkeypa
     small = check(source, form=form, trials=1)
     assert "part = tl.dot" not in small and 'input_precision="tf32x3"' in small
     monkeypatch.setattr(products_split, "SPLIT_MIN_MACS", 10**6)
-    monkeypatch.setattr(products_split, "SPLIT_MIN_ROWS", 64)
+    monkeypatch.setattr(products_split, "SPLIT_MIN_K", 64)
+    monkeypatch.setattr(products_split, "SPLIT_MIN_TILES", 3)
     code = check(source, form=form, trials=2)
     # The first two products split (one kernel per operand storing both its parts), the 64^3
     # one not.
