@@ -594,6 +594,7 @@ def test_large_float32_products_multiply_operands_split_once(form: str, monkeypa
     monkeypatch.setattr(products_split, "SPLIT_MIN_MACS", 10**6)
     monkeypatch.setattr(products_split, "SPLIT_MIN_K", 64)
     monkeypatch.setattr(products_split, "SPLIT_MIN_TILES", 3)
+    monkeypatch.setattr(products_split, "SPLIT_MIN_ROWS", 64)
     code = check(source, form=form, trials=2)
     # The first two products split (one kernel per operand storing both its parts), the 64^3
     # one not.
@@ -606,3 +607,17 @@ def test_large_float32_products_multiply_operands_split_once(form: str, monkeypa
     # A job that allows TF32 multiplies in plain TF32: nothing to split.
     plain = generate(source, tuned=Tunables(float32_dot="tf32"))
     assert "part = tl.dot" not in plain and "0xFFFFE000" not in plain
+
+
+def test_a_weight_broadcast_over_a_batch_is_not_split_once_per_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Splitting would store an expanded operand once per batch entry: such a product keeps
+    tf32x3 (and stays correct)."""
+    from services.generator.lowering import products_split
+
+    for name, value in (("SPLIT_MIN_MACS", 1), ("SPLIT_MIN_K", 16), ("SPLIT_MIN_TILES", 1), ("SPLIT_MIN_ROWS", 16)):
+        monkeypatch.setattr(products_split, name, value)
+    source = spec("return torch.bmm(xs[0], xs[1].expand(6, -1, -1)), torch.bmm(xs[0], xs[2])",
+                  "torch.randn(6, 40, 48), torch.randn(1, 48, 36), torch.randn(6, 48, 36)")
+    code = check(source, trials=1)
+    # The second product (a batch of its own) splits both operands; the first neither.
+    assert len(re.findall(r"\ndef _k\w+_split\(", code)) == 2 and 'input_precision="tf32x3"' in code
