@@ -106,12 +106,12 @@ def _split(b: Builder, load: TileLoad, batch: int, rows: int, kdim: int) -> tupl
     offset = f"pid_z * {rows * kdim} + rr * {kdim} + rc"
     k.line(f"tl.store({k.pointer(high)} + {offset}, {top}, mask=mask)")
     k.line(f"tl.store({k.pointer(low)} + {offset}, {x} - {top}, mask=mask)")
-    gpu = {"BLOCK_R": 64, "BLOCK_C": 64}
-    cpu = {"BLOCK_R": min(256, pow2(rows)), "BLOCK_C": min(256, pow2(kdim))}
-    b.emit(Kernel(k, kernel_args(k),
-                  LaunchShape((math.ceil(rows / 64), math.ceil(kdim / 64), batch), gpu, 4),
-                  LaunchShape((math.ceil(rows / cpu["BLOCK_R"]), math.ceil(kdim / cpu["BLOCK_C"]), batch), cpu, 1),
-                  [high, low]))
+    def launch(blocks: dict[str, int], warps: int) -> LaunchShape:
+        return LaunchShape((math.ceil(rows / blocks["BLOCK_R"]), math.ceil(kdim / blocks["BLOCK_C"]), batch),
+                           blocks, warps)
+
+    b.emit(Kernel(k, kernel_args(k), launch({"BLOCK_R": 64, "BLOCK_C": 64}, 4),
+                  launch({"BLOCK_R": min(256, pow2(rows)), "BLOCK_C": min(256, pow2(kdim))}, 1), [high, low]))
     return Stored(high), Stored(low)
 
 

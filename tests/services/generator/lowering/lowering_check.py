@@ -8,6 +8,7 @@ The evaluator's sandboxed path is tested elsewhere; this is the fast loop for op
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
 import types
@@ -87,4 +88,21 @@ def check(source: str, sizes: dict[str, int] | None = None, atol: float = 1e-4, 
     return code
 
 
-__all__ = ["check", "generate", "sys"]
+ROOT = Path(__file__).resolve().parents[4]
+
+
+def run_compiled(script: str, *args: str, path: Path | None = None, timeout: float = 600) -> str:
+    """``script`` (a file, or code) run in a process of its own with Triton compiling (this
+    process has its interpreter on), kevolve and ``path`` importable; its stdout, asserting it
+    succeeded. For the GPU tests."""
+    paths = [str(p) for p in (path, ROOT) if p is not None] + [os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+    env.pop("TRITON_INTERPRET", None)
+    command = [script] if script.endswith(".py") else ["-c", script]
+    done = subprocess.run([sys.executable, *command, *args], capture_output=True, text=True, env=env,
+                          timeout=timeout, cwd=ROOT)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+__all__ = ["check", "generate", "run_compiled", "sys"]

@@ -8,19 +8,14 @@ switched on for the other lowering tests. Skipped without CUDA.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
-from lowering_check import generate
+from lowering_check import generate, run_compiled
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available() or torch.version.hip is not None,
                                 reason="needs an NVIDIA GPU")
-
-ROOT = Path(__file__).resolve().parents[4]
 
 # A plain product with a long K, a linear layer with a bias and an activation (a transposed
 # weight, an epilogue) and a batched product: each has 300 or more 128 x 128 tiles.
@@ -80,9 +75,4 @@ def test_split_float32_products_keep_float32_accuracy(tmp_path: Path) -> None:
     code = generate(SPEC)
     assert code.count("& 0xFFFFE000") == 6, "each of the three products splits both operands"
     program.write_text(code)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")]))}
-    env.pop("TRITON_INTERPRET", None)
-    done = subprocess.run([sys.executable, "-c", RUN, str(spec), str(program)], capture_output=True, text=True,
-                          env=env, timeout=600, cwd=ROOT)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    assert "float32 accuracy" in done.stdout
+    assert "float32 accuracy" in run_compiled(RUN, str(spec), str(program))

@@ -9,21 +9,16 @@ switched on for the other lowering tests. Skipped without CUDA.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
-from lowering_check import generate
+from lowering_check import generate, run_compiled
 
 from services.generator.lowering.mathlib import HELPERS
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available() or torch.version.hip is not None,
                                 reason="needs an NVIDIA GPU")
-
-ROOT = Path(__file__).resolve().parents[4]
 
 KERNELS = '''
 import triton
@@ -159,23 +154,11 @@ def get_init_inputs():
 '''
 
 
-def _run(script: str, *args: str, path: Path | None = None) -> str:
-    """``script`` (a file, or code) run compiled, with kevolve and ``path`` importable."""
-    paths = [str(p) for p in (path, ROOT) if p is not None] + [os.environ.get("PYTHONPATH", "")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
-    env.pop("TRITON_INTERPRET", None)
-    command = [script] if script.endswith(".py") else ["-c", script]
-    done = subprocess.run([sys.executable, *command, *args], capture_output=True, text=True, env=env,
-                          timeout=600, cwd=ROOT)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    return done.stdout
-
-
 def test_packed_rounding_gives_pytorchs_bits_on_every_tile_shape(tmp_path: Path) -> None:
     (tmp_path / "kernels_under_test.py").write_text(KERNELS + HELPERS["_kv_round_bf16"] + KERNEL_BODIES)
     script = tmp_path / "run.py"
     script.write_text(HELPER_RUN)
-    assert "every shape rounds as PyTorch does" in _run(str(script), path=tmp_path)
+    assert "every shape rounds as PyTorch does" in run_compiled(str(script), path=tmp_path)
 
 
 @pytest.mark.parametrize("name", ["attention", "biased_attention"])
@@ -185,4 +168,4 @@ def test_programs_give_the_same_bits_with_and_without_ptx(tmp_path: Path, name: 
     spec.write_text(source)
     program = tmp_path / "program.py"
     program.write_text(generate(source))
-    assert "the same bits" in _run(PROGRAM_RUN, str(spec), str(program))
+    assert "the same bits" in run_compiled(PROGRAM_RUN, str(spec), str(program))

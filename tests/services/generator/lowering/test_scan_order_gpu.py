@@ -8,18 +8,14 @@ the other lowering tests. Skipped without CUDA.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
-from lowering_check import generate
+from lowering_check import generate, run_compiled
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
-ROOT = Path(__file__).resolve().parents[4]
 
 CASES = [  # (dtype, shape, dim)
     ("float32", (256, 11024), 1),   # long rows: PyTorch's rounding passes 1e-4 near zero
@@ -63,8 +59,4 @@ def test_generated_scans_equal_pytorchs_gpu_scans(tmp_path: Path, dtype: str, sh
                    inputs)
     program = tmp_path / "program.py"
     program.write_text(generate(source))
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    done = subprocess.run([sys.executable, "-c", RUN, str(program), dtype, repr(shape), str(dim)], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    run_compiled(RUN, str(program), dtype, repr(shape), str(dim), timeout=300)
