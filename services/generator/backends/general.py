@@ -31,6 +31,7 @@ from services.generator.lowering import Unsupported, program_source
 from services.generator.offline.templates import Template
 from services.generator.lowering.schema import Capture
 from services.generator.lowering.tunables import Tunables, space
+from services.generator.offline.tuning import GENERAL_CODEGEN
 
 log = structlog.get_logger("generator.general")
 
@@ -138,7 +139,7 @@ def search_space(kb_dir: Path) -> Template:
     """The general lowering's tunables as a template the offline search moves through (one
     knob per expansion, in the direction the diagnosis points: ``offline/tuning.py``)."""
     raw = tomllib.loads((kb_dir / "lowering" / "tunables.toml").read_text())
-    return Template(name="general", description=raw.get("description", ""), codegen="general", priority=-1,
+    return Template(name="general", description=raw.get("description", ""), codegen=GENERAL_CODEGEN, priority=-1,
                     requires=[], requires_any=[], forbids=[], signature="", traced_ops=[], traced_any=[],
                     tunables=space(kb_dir), source=jinja2.Template(""))
 

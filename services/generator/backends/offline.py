@@ -15,7 +15,7 @@ import sys
 import tempfile
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -217,7 +217,11 @@ class OfflineBackend:
         last_misfit: dict[str, str] = {}  # name -> why its last tunable set tried did not fit
         misfits: set[int] = set()  # id() of the tunable sets whose tiles did not fit
 
+        general = self._general_tries(request, spec_source, failed)
+
         async def render(template: Template, tunables: dict[str, str]) -> str | None:
+            if template is self._general_space:
+                return await general(tunables)
             try:
                 return self.render(template, tunables, traced, spec_source, parts)
             except DoesNotFit as exc:
@@ -233,7 +237,11 @@ class OfflineBackend:
 
         # Read lazily: once a template fails, its other options are passed over unrendered.
         def options() -> Iterator[tuple[Template, dict[str, str]]]:
-            for t, tun in preferences(templates, request):
+            # The general lowering is the last alternative of every spec a template serves: a
+            # family's template can lose to it (float32 products split once, a whole-spec fusion)
+            # or fail where it does not (a tile the template's fit check passed that the GPU
+            # refuses). The search turns to it from a broken or slow template parent (tuning.py).
+            for t, tun in preferences([*templates, self._general_space], request):
                 if t.name in failed:
                     continue
                 yield t, tun
@@ -253,7 +261,34 @@ class OfflineBackend:
         if found is not None:
             template, tunables, code = found
             return Generation(code=code, tunables={"template": template.name, **tunables})
-        return await self._general_program(request, spec_source, "; ".join([*failed.values(), *last_misfit.values()]))
+        general_error = failed.pop(self._general_space.name, "")
+        why = "; ".join([*failed.values(), *last_misfit.values()])
+        if general_error:  # tried among the options already: the same error again
+            return Generation(code=None, error=f"offline: no template serves it ({why}); {general_error}")
+        return await self._general_program(request, spec_source, why)
+
+    def _general_tries(self, request: work_pb2.GenerateRequest, spec_source: str,
+                       failed: dict[str, str]) -> Callable[[dict[str, str]], Awaitable[str | None]]:
+        """A render of the general lowering among a template search's options, held to the
+        general lowering's own render count and time budget (a program per try, not a template
+        fill). Its first failure marks it ``failed``: the same spec fails under every tunable."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + GENERAL_RENDER_BUDGET_S
+        tries = {"renders": 0, "rendered": 0}
+
+        async def render(tuned: dict[str, str]) -> str | None:
+            if tries["renders"] >= MAX_GENERAL_RENDERS or (tries["renders"] and loop.time() > deadline):
+                return None
+            tries["renders"] += 1
+            code, error, _details = await self._general.generate(
+                spec_source, request.expand.spec_name or "spec", request.expand.tenant or "default",
+                cpu_sizes=dict(request.expand.cpu_sizes), tuned=tuned, allow_tf32=request.expand.allow_tf32)
+            if code is None and not tries["rendered"]:
+                failed[self._general_space.name] = error
+            tries["rendered"] += code is not None
+            return code
+
+        return render
 
     async def _general_program(self, request: work_pb2.GenerateRequest, spec_source: str, why: str) -> Generation:
         """The general lowering's kernel program for a spec no template serves: its tunables

@@ -57,6 +57,20 @@ def _form_moves(parent: common_pb2.NodeSummary) -> dict[str, int | str]:
     return {}
 
 
+# The codegen of the general lowering's search space (``backends/general.search_space``).
+GENERAL_CODEGEN = "general"
+
+
+def _wants_another_writer(parent: common_pb2.NodeSummary, category: str) -> bool:
+    """Whether the parent's kernel is broken (any verdict but PASSED, or a diagnosis of a
+    compile error or wrong outputs) or correct but slower than its baseline."""
+    if category in ("compile_error", "incorrect"):
+        return True
+    if parent.verdict == common_pb2.PASSED:
+        return 0 < parent.fitness < 1.0
+    return parent.verdict != common_pb2.VERDICT_UNSPECIFIED
+
+
 def _key(tunables: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, v) for k, v in tunables.items() if k != "model"))
 
@@ -145,9 +159,12 @@ def _preferences(templates: list[Template], request: work_pb2.GenerateRequest
     else:
         base_t = parent_template
         base = {k: parent.get(k, v[0]) for k, v in base_t.tunables.items()}
-        # A broken parent: another matching template's defaults are the biggest change.
-        if diagnosis.category in ("compile_error", "incorrect"):
-            for t in templates:
+        # A broken parent, or a correct one slower than its baseline: another way of writing
+        # the whole kernel is the biggest change, before any tile move. The general lowering
+        # (codegen "general": it writes any spec) first, as it differs most from a family's
+        # template; then the other matching templates.
+        if _wants_another_writer(request.expand.parent, diagnosis.category):
+            for t in sorted(templates, key=lambda x: x.codegen != GENERAL_CODEGEN):
                 if t is not base_t and untried(t, t.defaults()):
                     yield t, t.defaults()
 

@@ -319,12 +319,17 @@ def get_init_inputs():
 
 async def test_a_whole_row_gemm_tile_is_drafted_only_where_it_fits_the_gpu(backend: OfflineBackend) -> None:
     """A 2048-wide float32 row at the template's default tiles needs 790 KB of shared memory
-    and would fail to compile: the draft takes the first tunable set whose tiles fit (smaller
-    rows keep the defaults)."""
+    and would fail to compile: the first draft is the general lowering's (the next writer
+    after the template's defaults), and the template's first tunable set whose tiles fit is
+    the second (smaller rows keep the template's defaults)."""
     short = await backend.generate(_request(), "", LINEAR_LAYERNORM.format(n=256), None)
     assert short.tunables["template"] == "matmul_row_epilogue"
     assert (short.tunables["BLOCK_M"], short.tunables["BLOCK_K"], short.tunables["num_stages"]) == ("32", "32", "3")
-    wide = await backend.generate(_request(), "", LINEAR_LAYERNORM.format(n=2048), None)
+    first = await backend.generate(_request(), "", LINEAR_LAYERNORM.format(n=2048), None)
+    assert first.code and first.tunables["template"] == "general"
+    second_request = _request()
+    second_request.expand.pending_siblings = 1
+    wide = await backend.generate(second_request, "", LINEAR_LAYERNORM.format(n=2048), None)
     assert wide.code and wide.tunables["template"] == "matmul_row_epilogue"
     bm, bk, stages = (int(wide.tunables[k]) for k in ("BLOCK_M", "BLOCK_K", "num_stages"))
     assert (bm * bk + bk * 2048) * 4 * stages <= 166912
@@ -365,3 +370,45 @@ async def test_a_templates_defaults_that_do_not_fit_give_way_to_fewer_stages(bac
         if gen.tunables.get("template") == "matmul_tma":
             stages.add(gen.tunables["num_stages"])
     assert stages and "4" not in stages
+
+
+def test_a_broken_or_slow_template_parent_turns_to_the_general_lowering_first() -> None:
+    """The general lowering is every templated spec's last alternative: a job drafts the
+    template first and the general lowering second, and a template kernel that failed (a tile
+    the GPU refused) or ran slower than its baseline is followed by the general lowering's
+    draft before any tile move. A template kernel faster than its baseline keeps being tuned."""
+    templates = [t for t in load_templates(REPO_ROOT / "kb" / "templates") if t.name == "elementwise"]
+    space = search_space(REPO_ROOT / "kb")
+    both = [*templates, space]
+    first_two = [(t.name, tun) for t, tun in itertools.islice(preferences(both, _request()), 2)]
+    assert first_two == [("elementwise", templates[0].defaults()), ("general", space.defaults())]
+
+    parent = {"template": "elementwise", "BLOCK": "1024", "num_warps": "4"}
+
+    def after(verdict: int, fitness: float, tried: list[dict[str, str]] | None = None) -> tuple[str, dict[str, str]]:
+        request = _request(parent=parent, siblings=tried, category="slow", bottleneck="launch_bound")
+        request.expand.parent.verdict, request.expand.parent.fitness = verdict, fitness
+        t, tun = choose(both, request)
+        return t.name, tun
+
+    assert after(common_pb2.RUNTIME_ERROR, 0.0) == ("general", space.defaults())
+    assert after(common_pb2.PASSED, 0.6) == ("general", space.defaults())
+    name, tun = after(common_pb2.PASSED, 1.3)
+    assert name == "elementwise" and int(tun["BLOCK"]) > 1024
+    # The general lowering's draft already in the job: the template's own moves follow.
+    name, tun = after(common_pb2.PASSED, 0.6, tried=[{"template": "general", **space.defaults()}])
+    assert name == "elementwise" and int(tun["BLOCK"]) > 1024
+
+
+async def test_a_failed_template_kernel_is_followed_by_the_general_lowerings_program(backend: OfflineBackend) -> None:
+    """A linear + layernorm a template serves: after that template's kernel failed at run time,
+    the next candidate is the general lowering's program of the whole spec."""
+    source = LINEAR_LAYERNORM.format(n=256)
+    draft = await backend.generate(_request(), "", source, None)
+    assert draft.tunables["template"] == "matmul_row_epilogue"
+    request = _request(parent=draft.tunables, category="runtime_error")
+    request.expand.parent.verdict = common_pb2.RUNTIME_ERROR
+    request.expand.tried_code_keys.append(code_key(draft.code or ""))
+    gen = await backend.generate(request, "", source, None)
+    assert gen.code and gen.tunables["template"] == "general", gen.error
+    assert gen.code != draft.code and "triton.jit" in gen.code
