@@ -402,7 +402,7 @@ def _header(result: BenchResult) -> list[str]:
                      "torch.compile falls back to PyTorch.")
         if any(c.simulated for s in result.specs for c in s.cases):
             lines.append("Times marked simulated are estimates from a machine model, not measurements.")
-    if result.isolated_compile_ms:
+    if has_isolated_baselines(result):
         lines.append(f"torch.compile was also measured alone on this GPU model ({result.isolated_source}): "
                      "each kernel is credited with the smaller of its speedup over the in-run baseline "
                      "and over that one, in the notes and in every total.")
@@ -438,6 +438,14 @@ def _totals_lines(t: Totals) -> list[tuple[str, str]]:
     return out
 
 
+def has_isolated_baselines(result: BenchResult) -> bool:
+    """Whether some spec of the report has a torch.compile time measured alone (keys
+    ``spec/case``): a corpus run handed the suite's baselines file has none, and its report
+    then neither mentions them nor shows their empty columns."""
+    specs = {s.spec for s in result.specs}
+    return any(key.split("/", 1)[0] in specs for key in result.isolated_compile_ms)
+
+
 def render_markdown(result: BenchResult) -> str:
     rows = [spec_row(result, s) for s in result.specs]
     t = totals(result)
@@ -446,7 +454,7 @@ def render_markdown(result: BenchResult) -> str:
     lines += [f"| {k} | {v} |" for k, v in _totals_lines(t)]
     lines += ["", "## Per spec", ""]
     if t.speed:
-        iso = bool(result.isolated_compile_ms)
+        iso = has_isolated_baselines(result)
         loop = t.loop_specs > 0
         lines += ["| spec | correct | eager ms | torch.compile ms | kernel ms | vs eager | vs compile "
                   + ("| compile alone ms | vs compile alone " if iso else "")

@@ -157,6 +157,18 @@ def test_a_kernel_is_credited_with_the_smaller_of_its_in_run_and_isolated_speedu
     assert rows["fast125"].credited == pytest.approx(1.25)    # in run 1.0 / 0.8 is the smaller
 
 
+def test_baselines_of_other_specs_are_neither_mentioned_nor_shown() -> None:
+    """A corpus run handed the suite's isolated baselines (none of its specs among them): its
+    report does not say its kernels were credited against them, nor show their empty columns."""
+    result = _gpu_result()
+    result.isolated_compile_ms, result.isolated_source = {"other/default": 1.0}, "suite_baselines_x.json"
+    text = render_markdown(result)
+    assert "measured alone" not in text and "compile alone" not in text
+    result.isolated_compile_ms["fast2x/default"] = 1.2
+    text = render_markdown(result)
+    assert "measured alone on this GPU model (suite_baselines_x.json)" in text and "compile alone ms" in text
+
+
 def test_cpu_runs_with_different_concurrency_merge_and_gpu_runs_do_not() -> None:
     def run(platform: str, concurrency: str, spec: str) -> BenchResult:
         return BenchResult(platform=platform, suite="corpus", budget=2, policy="greedy",
