@@ -140,7 +140,9 @@ class _TracedFactories:
             setattr(torch, name, real)
 
 
-def trace(source: str, sizes: dict[str, int]) -> dict[str, Any]:
+def trace(source: str, sizes: dict[str, int], meta_only: bool = False) -> dict[str, Any]:
+    """The graph at ``sizes`` (the spec's own where empty: on meta tensors, falling back to
+    real CPU tensors where an op has no meta kernel, unless ``meta_only``: then that fails)."""
     import torch
     import torch.fx as fx
     from torch.fx.passes.shape_prop import ShapeProp
@@ -182,6 +184,8 @@ def trace(source: str, sizes: dict[str, int]) -> dict[str, Any]:
                 except _Untraceable:
                     raise
                 except Exception:
+                    if meta_only:
+                        raise
                     torch.manual_seed(0)
                     model, inputs, graph_module = build()
         except _Untraceable as exc:
@@ -230,7 +234,8 @@ def handle(request: dict[str, Any]) -> dict[str, Any]:
     real_stdout = sys.stdout
     sys.stdout = sys.stderr
     try:
-        return trace(request["source"], {k: int(v) for k, v in (request.get("sizes") or {}).items()})
+        return trace(request["source"], {k: int(v) for k, v in (request.get("sizes") or {}).items()},
+                     meta_only=bool(request.get("meta_only")))
     except Exception as exc:
         tb = traceback.format_exc(limit=6)
         return {"ok": False, "error": f"running the spec failed: {type(exc).__name__}: {exc}", "traceback": tb}

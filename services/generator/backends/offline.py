@@ -61,14 +61,15 @@ class TraceWorker:
         self.memory_mb = memory_mb
         self.isolation = isolation
 
-    async def trace(self, source: str, sizes: dict[str, int], tenant: str = "default") -> dict[str, Any]:
-        return await asyncio.to_thread(self._trace, source, sizes, tenant)
+    async def trace(self, source: str, sizes: dict[str, int], tenant: str = "default",
+                    meta_only: bool = False) -> dict[str, Any]:
+        return await asyncio.to_thread(self._trace, source, sizes, tenant, meta_only)
 
-    def _trace(self, source: str, sizes: dict[str, int], tenant: str) -> dict[str, Any]:
+    def _trace(self, source: str, sizes: dict[str, int], tenant: str, meta_only: bool = False) -> dict[str, Any]:
         work = sandbox.tenant_dir(self.scratch_dir, tenant) / uuid.uuid4().hex
         work.mkdir(parents=True)
         try:
-            (work / "request.json").write_text(json.dumps({"source": source, "sizes": sizes}))
+            (work / "request.json").write_text(json.dumps({"source": source, "sizes": sizes, "meta_only": meta_only}))
             try:
                 run = sandbox.run(
                     [sys.executable, "-m", "services.generator.tracer", "request.json"],
@@ -160,17 +161,29 @@ class OfflineBackend:
     async def aclose(self) -> None:
         await self._worker.close()
 
-    async def _trace(self, source: str, tenant: str = "default", cpu_sizes: dict[str, int] | None = None) -> dict[str, Any]:
+    async def _trace(self, source: str, tenant: str = "default", cpu_sizes: dict[str, int] | None = None,
+                     production: bool = False) -> dict[str, Any]:
+        """The spec's fx graph at the screening sizes (``cpu_sizes``, else the spec's own
+        ``cpu_shapes``), or at its own sizes (``production``: shapes propagated on meta
+        tensors alone, nothing computed; a spec with an op that has no meta kernel has no
+        such trace)."""
         outline = check_outline(source)
-        sizes = dict(cpu_sizes or outline.cpu_sizes)
+        sizes = {} if production else dict(cpu_sizes or outline.cpu_sizes)
         # Per tenant: one tenant's trace of a spec is never served to another.
-        key = hashlib.sha256(json.dumps([tenant, source, sorted(sizes.items())]).encode()).hexdigest()
+        key = hashlib.sha256(json.dumps([tenant, source, sorted(sizes.items()), production]).encode()).hexdigest()
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:  # concurrent expansions of one job trace once
             if key in self._traces:
                 self._traces.move_to_end(key)
                 return self._traces[key]
-            traced = await self._worker.trace(source, sizes, tenant)
+            try:
+                traced = await self._worker.trace(source, sizes, tenant, meta_only=production)
+            except TraceError as exc:
+                if not production:
+                    raise
+                # Kept as "none" ({}), so that the job's later expansions do not trace again.
+                log.info("no trace at the spec's own sizes", error=str(exc)[:200])
+                traced = {}
             self._traces[key] = traced
             while len(self._traces) > self._cache_size:
                 self._traces.popitem(last=False)
@@ -210,6 +223,7 @@ class OfflineBackend:
             parts = spec_parts(spec_source)
         except (Unsupported, SyntaxError) as exc:
             return await self._general_program(request, spec_source, str(exc))
+        production = await self._production_trace(spec_source, tenant, dict(request.expand.cpu_sizes))
         # A template that refused this spec's operands in an earlier candidate of the job
         # (its own ValueError, naming itself: a TMA load of rows not 16-byte aligned) would
         # refuse them again, whatever its tunables.
@@ -223,7 +237,7 @@ class OfflineBackend:
             if template is self._general_space:
                 return await general(tunables)
             try:
-                return self.render(template, tunables, traced, spec_source, parts)
+                return self.render(template, tunables, traced, spec_source, parts, production)
             except DoesNotFit as exc:
                 last_misfit[template.name] = f"{template.name}: {exc}"   # its other sets may fit
                 misfits.add(id(tunables))
@@ -315,12 +329,38 @@ class OfflineBackend:
         _, tuned, code = found
         return Generation(code=code, tunables={"template": "general", **tuned})
 
+    async def _production_trace(self, source: str, tenant: str, cpu_sizes: dict[str, int]) -> dict[str, Any] | None:
+        """The graph at the spec's own sizes, where the screening trace was at smaller ones:
+        a template's tiles are checked against it (a row tile that fits the screening width
+        can overflow shared memory at the spec's). None where the spec has no smaller sizes or
+        its own cannot be traced here (too large for the tracer's limits): then the screening
+        trace's checks are all there is, as before."""
+        if not (cpu_sizes or check_outline(source).cpu_sizes):
+            return None
+        return await self._trace(source, tenant, production=True) or None
+
     def render(self, template: Template, tunables: dict[str, str], traced: dict[str, Any], spec_source: str,
-               parts: Any) -> str:
+               parts: Any, production: dict[str, Any] | None = None) -> str:
         builder = BUILDERS.get(template.codegen)
         if builder is None:
             raise Unsupported(f"template {template.name} names unknown codegen {template.codegen!r}")
         # Lower afresh: builders annotate the program (roles), so each render gets its own.
         program = lower(traced) if not template.raw_graph else None
         context = builder(program, parts, tunables) if program is not None else builder(traced, parts, tunables)
+        if production is not None:
+            self._fits_at_production(builder, template, tunables, production, parts)
         return str(template.source.render(**context))
+
+    @staticmethod
+    def _fits_at_production(builder: Any, template: Template, tunables: dict[str, str], production: dict[str, Any],
+                            parts: Any) -> None:
+        """Raises DoesNotFit where the template's tiles at these tunables do not fit at the
+        spec's own sizes, Unsupported where the template cannot serve them at all (a row wider
+        than a tensor descriptor spans). Any other error of this check is left to the
+        evaluator: the kernel was written from the screening trace."""
+        try:
+            builder(lower(production) if not template.raw_graph else production, parts, tunables)
+        except Unsupported as exc:
+            raise type(exc)(f"at the spec's own sizes, {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - see the docstring
+            log.debug("template not checked at the spec's own sizes", template=template.name, error=repr(exc))

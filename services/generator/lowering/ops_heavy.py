@@ -248,8 +248,9 @@ def dot_precision(mul_type: str) -> str:
         return ', input_precision="tf32"'
     if mul_type == "float32":
         # Three tf32 products (hi*hi + hi*lo + lo*hi): float32 accuracy on tensor cores,
-        # several times the speed of an FMA product ("ieee"); one where the job allows TF32.
-        return f', input_precision="{tunables.current().float32_dot}"'
+        # several times the speed of an FMA product ("ieee"); one where the job allows TF32;
+        # FMAs in K order where the search asked for them (FLOAT32_PRODUCT).
+        return f', input_precision="{tunables.current().dot_float32()}"'
     return ""
 
 

@@ -43,7 +43,7 @@ SPLIT_MIN_ROWS = 128
 
 def splits(mul_type: str, batch: int, m: int, n: int, kdim: int) -> bool:
     """Whether a product multiplies operands split once (float32 at float32 accuracy, large)."""
-    if mul_type != "float32" or tunables.current().float32_dot != "tf32x3":
+    if mul_type != "float32" or tunables.current().dot_float32() != "tf32x3":
         return False
     tiles = batch * math.ceil(m / 128) * math.ceil(n / 128)
     return (batch * m * n * kdim >= SPLIT_MIN_MACS and kdim >= SPLIT_MIN_K and tiles >= SPLIT_MIN_TILES

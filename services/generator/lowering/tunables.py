@@ -22,6 +22,7 @@ CONV_K_ORDERS = ("taps", "channels")
 SCAN_ORDERS = ("pytorch", "exact")
 ATTENTION_SOFTMAXES = ("exact", "online")
 ONLINE_MAXES = ("lanes", "rows")
+FLOAT32_PRODUCTS = ("tensor", "ieee")
 
 
 @dataclass(frozen=True)
@@ -65,10 +66,19 @@ class Tunables:
     # the row's one running max rescales every lane's sum: one exponential an element, and a
     # max across the program's lanes a chunk). See rows._online_max_sum.
     online_max: str = "lanes"
+    # Where float32 products run: "tensor" (on tensor cores at float32 accuracy: float32_dot)
+    # or "ieee" (float32 FMAs summed in K order, as a float32 GEMM library sums: slower, but
+    # equal to such a reference up to its rounding where a long K carries the tensor forms'
+    # other order of sums past a float32 tolerance). See dot_float32.
+    float32_product: str = "tensor"
     # How float32 operands are multiplied on tensor cores: "tf32x3" (three TF32 products,
     # float32 accuracy) unless the job allows TF32 ("tf32"). A permission, not a knob the
     # search turns: from_strings never sets it.
     float32_dot: str = "tf32x3"
+
+    def dot_float32(self) -> str:
+        """The ``input_precision`` of a float32 ``tl.dot`` under these choices."""
+        return "ieee" if self.float32_product == "ieee" else self.float32_dot
 
     @classmethod
     def from_strings(cls, values: dict[str, str]) -> Tunables:
@@ -94,7 +104,8 @@ class Tunables:
         forms = {"conv_form": choice("CONV_FORM", CONV_FORMS), "conv_k_order": choice("CONV_K_ORDER", CONV_K_ORDERS),
                  "scan_order": choice("SCAN_ORDER", SCAN_ORDERS),
                  "attention_softmax": choice("ATTENTION_SOFTMAX", ATTENTION_SOFTMAXES),
-                 "online_max": choice("ONLINE_MAX", ONLINE_MAXES)}
+                 "online_max": choice("ONLINE_MAX", ONLINE_MAXES),
+                 "float32_product": choice("FLOAT32_PRODUCT", FLOAT32_PRODUCTS)}
         return cls(pointwise_block=num("POINTWISE_BLOCK", 1024), num_warps=num("num_warps", 4),
                    whole_row_max=num("WHOLE_ROW_MAX", 8192), block_m=num("BLOCK_M", 0), block_n=num("BLOCK_N", 0),
                    block_k=num("BLOCK_K", 0), num_stages=num("num_stages", 3), group_m=num("GROUP_M", 1),

@@ -47,14 +47,20 @@ BOTTLENECK_MOVES["occupancy"] = BOTTLENECK_MOVES["occupancy_registers"]
 # failed goes back to the exact forms.
 FASTER_FORMS: dict[str, int | str] = {"SCAN_ORDER": "exact", "ATTENTION_SOFTMAX": "online"}
 EXACT_FORMS: dict[str, int | str] = {"SCAN_ORDER": "pytorch", "ATTENTION_SOFTMAX": "exact"}
+# Then, still before any tile move, float32 products summed in K order as a float32 GEMM
+# library sums them: the tensor-core forms sum in another order, which at a long K (6144 on an
+# H200) carries values near zero past a float32 tolerance. Slower, so only after the forms
+# the parent itself may have taken for speed.
+EXACT_PRODUCTS: dict[str, int | str] = {"FLOAT32_PRODUCT": "ieee"}
 
 
-def _form_moves(parent: common_pb2.NodeSummary) -> dict[str, int | str]:
+def _form_moves(parent: common_pb2.NodeSummary) -> list[tuple[dict[str, int | str], float]]:
+    """The form moves a parent calls for, each with its weight (tile moves weigh 1)."""
     if parent.verdict == common_pb2.PASSED and 0 < parent.fitness < 1.0:
-        return FASTER_FORMS
+        return [(FASTER_FORMS, 2.0)]
     if parent.verdict == common_pb2.INCORRECT:
-        return EXACT_FORMS
-    return {}
+        return [(EXACT_FORMS, 2.0), (EXACT_PRODUCTS, 1.5)]
+    return []
 
 
 # The codegen of the general lowering's search space (``backends/general.search_space``).
@@ -179,7 +185,8 @@ def _preferences(templates: list[Template], request: work_pb2.GenerateRequest
             if untried(base_t, tun):
                 # A form move outranks the bottleneck's: it changes what the kernel computes per
                 # element, where a tile or warp move only reshapes the same work.
-                score = _score(knob, base[knob], value, prefs) + 2 * _score(knob, base[knob], value, forms)
+                score = _score(knob, base[knob], value, prefs) + sum(
+                    weight * _score(knob, base[knob], value, moves_) for moves_, weight in forms)
                 moves.append((score, rng.random(), tun))
     moves.sort(key=lambda m: (-m[0], m[1]))
     for _, _, tun in moves:

@@ -120,7 +120,8 @@ def test_moves_follow_the_bottleneck_and_skip_tried_sets() -> None:
 def test_a_slow_parent_tries_the_faster_forms_first_and_a_wrong_one_goes_back() -> None:
     """A correct general-lowering kernel slower than its baseline moves first to the forms
     that trade PyTorch's exact rounding or order for speed (judged by the comparison like any
-    candidate); a kernel the comparison failed moves back to the exact ones."""
+    candidate); a kernel the comparison failed moves back to the exact ones, then to float32
+    products summed in K order."""
     space = search_space(REPO_ROOT / "kb")
     parent = {"template": "general", **space.defaults()}
     request = _request(parent=parent, category="slow", bottleneck="compute_bound")
@@ -135,8 +136,15 @@ def test_a_slow_parent_tries_the_faster_forms_first_and_a_wrong_one_goes_back() 
     wrong = {**parent, "ATTENTION_SOFTMAX": "online"}
     request = _request(parent=wrong, category="incorrect")
     request.expand.parent.verdict = common_pb2.INCORRECT
+    moves = [tun for _, tun in itertools.islice(preferences([space], request), 2)]
+    assert [{"template": "general", **tun} for tun in moves] == [
+        {**wrong, "ATTENTION_SOFTMAX": "exact"}, {**wrong, "FLOAT32_PRODUCT": "ieee"}]
+    # A wrong kernel already in the exact forms: its float32 products summed in K order next,
+    # before any tile move.
+    request = _request(parent=parent, category="incorrect", bottleneck="compute_bound")
+    request.expand.parent.verdict = common_pb2.INCORRECT
     _, tun = choose([space], request)
-    assert {"template": "general", **tun} == {**wrong, "ATTENTION_SOFTMAX": "exact"}
+    assert {"template": "general", **tun} == {**parent, "FLOAT32_PRODUCT": "ieee"}
 
 
 def test_whole_space_is_walked_without_repeats() -> None:
@@ -412,3 +420,71 @@ async def test_a_failed_template_kernel_is_followed_by_the_general_lowerings_pro
     gen = await backend.generate(request, "", source, None)
     assert gen.code and gen.tunables["template"] == "general", gen.error
     assert gen.code != draft.code and "triton.jit" in gen.code
+
+
+WIDE_AT_ITS_OWN_SIZES = '''
+import torch
+import torch.nn as nn
+
+n = 2048
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(64, n)
+        self.norm = nn.LayerNorm(n)
+
+    def forward(self, x):
+        return torch.sigmoid(self.norm(self.fc(x)))
+
+def get_inputs():
+    return [torch.randn(8, 64)]
+
+def get_init_inputs():
+    return []
+'''
+
+
+async def test_a_template_tile_must_fit_at_the_specs_own_sizes_not_only_the_screening_ones(
+        backend: OfflineBackend) -> None:
+    """Screened at 256 columns, run at 2048: the template's default row tile fits the first
+    and overflows shared memory at the second (on a GPU: 520 KB asked, 227 KB there). No
+    candidate of the template takes a tile that does not fit the spec's own width."""
+    from services.generator.offline.families import SHARED_MEMORY_BYTES
+
+    seen: list[dict[str, str]] = []
+    for pending in range(3):
+        request = _request()
+        request.expand.cpu_sizes["n"] = 256
+        request.expand.pending_siblings = pending
+        gen = await backend.generate(request, "", WIDE_AT_ITS_OWN_SIZES, None)
+        assert gen.code, gen.error
+        seen.append(gen.tunables)
+    rows = [t for t in seen if t["template"] == "matmul_row_epilogue"]
+    assert rows and seen[0]["template"] == "general"
+    for t in rows:
+        bm, bk, stages = (int(t[k]) for k in ("BLOCK_M", "BLOCK_K", "num_stages"))
+        assert (bm * bk + bk * 2048) * 4 * stages <= SHARED_MEMORY_BYTES, t
+
+
+async def test_a_spec_that_cannot_be_traced_at_its_own_sizes_is_drafted_from_the_screening_trace(
+        backend: OfflineBackend) -> None:
+    """A spec whose inputs cannot be built at its own sizes in the generator (here it refuses
+    them outright) still gets its template's draft, checked at the screening sizes as before,
+    and the job's later expansions do not try that trace again."""
+    source = WIDE_AT_ITS_OWN_SIZES.replace("    return [torch.randn(8, 64)]",
+                                           "    assert n < 1024, 'too large here'\n    return [torch.randn(8, 64)]")
+    traces: list[dict[str, int]] = []
+    real = backend._worker.trace
+
+    async def counted(src: str, sizes: dict[str, int], tenant: str = "default", meta_only: bool = False) -> dict:
+        traces.append(dict(sizes))
+        return await real(src, sizes, tenant, meta_only)
+
+    backend._worker.trace = counted  # type: ignore[method-assign]
+    for seed in range(2):
+        request = _request(seed=seed)
+        request.expand.cpu_sizes["n"] = 256
+        gen = await backend.generate(request, "", source, None)
+        assert gen.code and gen.tunables["template"] == "matmul_row_epilogue", gen.error
+    assert traces == [{"n": 256}, {}]

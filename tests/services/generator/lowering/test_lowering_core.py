@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 
 import pytest
@@ -607,6 +609,26 @@ def test_large_float32_products_multiply_operands_split_once(form: str, monkeypa
     # A job that allows TF32 multiplies in plain TF32: nothing to split.
     plain = generate(source, tuned=Tunables(float32_dot="tf32"))
     assert "part = tl.dot" not in plain and "0xFFFFE000" not in plain
+
+
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+def test_float32_products_summed_in_k_order_where_the_search_asks(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """FLOAT32_PRODUCT=ieee: every float32 product multiplies with FMAs in K order (as a
+    float32 GEMM library sums), neither split nor on tensor cores, and stays correct; a job
+    that allows TF32 gets the same where the search asks for it."""
+    from services.generator.lowering import products_split
+
+    for name, value in (("SPLIT_MIN_MACS", 1), ("SPLIT_MIN_K", 16), ("SPLIT_MIN_TILES", 1), ("SPLIT_MIN_ROWS", 16)):
+        monkeypatch.setattr(products_split, name, value)
+    source = spec("return torch.relu(xs[0] @ xs[1].t() + 1.0), torch.bmm(xs[2], xs[3])",
+                  "torch.randn(96, 64), torch.randn(80, 64), torch.randn(3, 48, 40), torch.randn(3, 40, 36)")
+    ieee = tunables.Tunables.from_strings({"FLOAT32_PRODUCT": "ieee"})
+    code = check(source, form=form, trials=2, tuned=ieee)
+    assert code.count('input_precision="ieee"') >= 2 and "tf32" not in code and "_split(" not in code
+    allowed = generate(source, tuned=dataclasses.replace(ieee, float32_dot="tf32"))
+    assert 'input_precision="ieee"' in allowed and "tf32" not in allowed
+    with pytest.raises(ValueError, match="FLOAT32_PRODUCT must be one of tensor, ieee"):
+        tunables.Tunables.from_strings({"FLOAT32_PRODUCT": "tf32"})
 
 
 def test_a_weight_broadcast_over_a_batch_is_not_split_once_per_entry(monkeypatch: pytest.MonkeyPatch) -> None:
