@@ -422,27 +422,8 @@ async def test_a_failed_template_kernel_is_followed_by_the_general_lowerings_pro
     assert gen.code != draft.code and "triton.jit" in gen.code
 
 
-WIDE_AT_ITS_OWN_SIZES = '''
-import torch
-import torch.nn as nn
-
-n = 2048
-
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(64, n)
-        self.norm = nn.LayerNorm(n)
-
-    def forward(self, x):
-        return torch.sigmoid(self.norm(self.fc(x)))
-
-def get_inputs():
-    return [torch.randn(8, 64)]
-
-def get_init_inputs():
-    return []
-'''
+# The linear + layernorm above at 2048 columns, its width a size constant the screening overrides.
+WIDE_AT_ITS_OWN_SIZES = LINEAR_LAYERNORM.format(n="n").replace("import torch.nn as nn\n", "import torch.nn as nn\n\nn = 2048\n")
 
 
 async def test_a_template_tile_must_fit_at_the_specs_own_sizes_not_only_the_screening_ones(
