@@ -255,8 +255,11 @@ class OfflineBackend:
             # family's template can lose to it (float32 products split once, a whole-spec fusion)
             # or fail where it does not (a tile the template's fit check passed that the GPU
             # refuses). The search turns to it from a broken or slow template parent (tuning.py).
-            for t, tun in preferences([*templates, self._general_space], request):
+            choices = [*templates, self._general_space]
+            for t, tun in preferences(choices, request):
                 if t.name in failed:
+                    if all(c.name in failed for c in choices):
+                        return  # nothing left that could render
                     continue
                 yield t, tun
                 # A template's defaults whose pipeline overflows shared memory give way to the

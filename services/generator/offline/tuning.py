@@ -14,6 +14,7 @@ kernel the job does not have yet (``backends/distinct.py``).
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Iterator
 
@@ -193,10 +194,25 @@ def _preferences(templates: list[Template], request: work_pb2.GenerateRequest
         yield base_t, tun
     # Every one-knob neighbour was tried: any untried point of any matching template.
     for t in [base_t, *[x for x in templates if x is not base_t]]:
-        space = list(itertools.product(*t.tunables.values()))
-        rng.shuffle(space)
-        for combo in space:
+        for combo in _points(t.tunables, rng):
             tun = dict(zip(t.tunables, combo, strict=True))
             if untried(t, tun):
                 yield t, tun
     yield base_t, base  # the whole space was tried; repeating is all that is left
+
+
+# A space up to this many points is walked whole, in a seeded random order; a larger one (the
+# general lowering's: over a billion points) is sampled this many times instead of listed.
+WHOLE_SPACE_MAX = 4096
+
+
+def _points(tunables: dict[str, list[str]], rng: random.Random) -> Iterator[tuple[str, ...]]:
+    """Points of a tunable space in a seeded random order, without listing a large space."""
+    size = math.prod(len(values) for values in tunables.values())
+    if size <= WHOLE_SPACE_MAX:
+        space = list(itertools.product(*tunables.values()))
+        rng.shuffle(space)
+        yield from space
+        return
+    for _ in range(WHOLE_SPACE_MAX):
+        yield tuple(rng.choice(values) for values in tunables.values())

@@ -469,3 +469,20 @@ async def test_a_spec_that_cannot_be_traced_at_its_own_sizes_is_drafted_from_the
         gen = await backend.generate(request, "", source, None)
         assert gen.code and gen.tunables["template"] == "matmul_row_epilogue", gen.error
     assert traces == [{"n": 256}, {}]
+
+
+def test_a_space_of_a_billion_points_is_sampled_not_listed() -> None:
+    """The general lowering's space, every one-knob neighbour of the parent tried: the search
+    goes on to untried points farther away, drawn at random, without listing the space (over
+    a billion points: a template search whose every option had failed once tried to, and
+    its process ran out of memory)."""
+    import math
+
+    space = search_space(REPO_ROOT / "kb")
+    assert math.prod(len(v) for v in space.tunables.values()) > 10**8
+    parent = {"template": "general", **space.defaults()}
+    tried = [{**parent, k: v} for k, values in space.tunables.items() for v in values]
+    request = _request(parent=parent, siblings=tried, category="slow")
+    picks = [tun for _, tun in itertools.islice(preferences([space], request), 50)]
+    assert len({tuple(sorted(t.items())) for t in picks}) == 50
+    assert all(sum(t[k] != parent[k] for k in t) >= 2 for t in picks)
