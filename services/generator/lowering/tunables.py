@@ -67,9 +67,9 @@ class Tunables:
     # max across the program's lanes a chunk). See rows._online_max_sum.
     online_max: str = "lanes"
     # Where float32 products run: "tensor" (on tensor cores at float32 accuracy: float32_dot)
-    # or "ieee" (float32 FMAs summed in K order, as a float32 GEMM library sums: slower, but
-    # equal to such a reference up to its rounding where a long K carries the tensor forms'
-    # other order of sums past a float32 tolerance). See dot_float32.
+    # or "ieee" (float32 FMAs summed in K order: slower, but within a float32 tolerance of
+    # PyTorch's float32 GEMM where a long K carries the tensor forms' other order of sums past
+    # it). See dot_float32.
     float32_product: str = "tensor"
     # How float32 operands are multiplied on tensor cores: "tf32x3" (three TF32 products,
     # float32 accuracy) unless the job allows TF32 ("tf32"). A permission, not a knob the

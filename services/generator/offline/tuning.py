@@ -48,10 +48,10 @@ BOTTLENECK_MOVES["occupancy"] = BOTTLENECK_MOVES["occupancy_registers"]
 # failed goes back to the exact forms.
 FASTER_FORMS: dict[str, int | str] = {"SCAN_ORDER": "exact", "ATTENTION_SOFTMAX": "online"}
 EXACT_FORMS: dict[str, int | str] = {"SCAN_ORDER": "pytorch", "ATTENTION_SOFTMAX": "exact"}
-# Then, still before any tile move, float32 products summed in K order as a float32 GEMM
-# library sums them: the tensor-core forms sum in another order, which at a long K (6144 on an
-# H200) carries values near zero past a float32 tolerance. Slower, so only after the forms
-# the parent itself may have taken for speed.
+# Then, still before any tile move, float32 products summed in K order with FMAs: the
+# tensor-core forms sum in another order, which at a long K (6144 on an H200) carried values
+# near zero past a float32 tolerance of PyTorch's product, where FMAs in K order did not.
+# Slower, so only after the forms the parent itself may have taken for speed.
 EXACT_PRODUCTS: dict[str, int | str] = {"FLOAT32_PRODUCT": "ieee"}
 
 
