@@ -286,15 +286,17 @@ class OfflineBackend:
 
     def _general_tries(self, request: work_pb2.GenerateRequest, spec_source: str,
                        failed: dict[str, str]) -> Callable[[dict[str, str]], Awaitable[str | None]]:
-        """A render of the general lowering among a template search's options, held to the
-        general lowering's own render count and time budget (a program per try, not a template
-        fill). Its first failure marks it ``failed``: the same spec fails under every tunable."""
+        """A render of the general lowering, held to its own render count and time budget (a
+        program per try, not a template fill): among a template search's options, and for a
+        spec no template serves. Its first failure marks it ``failed`` and ends its tries: the
+        same spec fails under every tunable."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + GENERAL_RENDER_BUDGET_S
         tries = {"renders": 0, "rendered": 0}
 
         async def render(tuned: dict[str, str]) -> str | None:
-            if tries["renders"] >= MAX_GENERAL_RENDERS or (tries["renders"] and loop.time() > deadline):
+            out_of_tries = tries["renders"] >= MAX_GENERAL_RENDERS or (tries["renders"] and loop.time() > deadline)
+            if out_of_tries or self._general_space.name in failed:
                 return None
             tries["renders"] += 1
             code, error, _details = await self._general.generate(
@@ -310,25 +312,18 @@ class OfflineBackend:
     async def _general_program(self, request: work_pb2.GenerateRequest, spec_source: str, why: str) -> Generation:
         """The general lowering's kernel program for a spec no template serves: its tunables
         moved from the parent's, one knob at a time, as the template search moves them."""
-        errors: list[str] = []
-        rendered: list[str] = []
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + GENERAL_RENDER_BUDGET_S
+        failed: dict[str, str] = {}
+        general = self._general_tries(request, spec_source, failed)
 
         async def render(_: Template, tuned: dict[str, str]) -> str | None:
-            if errors and not rendered:
-                return None  # the spec itself is out of reach: the same error under every tunable
-            code, error, _details = await self._general.generate(
-                spec_source, request.expand.spec_name or "spec", request.expand.tenant or "default",
-                cpu_sizes=dict(request.expand.cpu_sizes), tuned=tuned, allow_tf32=request.expand.allow_tf32)
-            (rendered if code is not None else errors).append(code or error)
-            return code
+            return await general(tuned)
 
         found = await pick_new_code(preferences([self._general_space], request), render, request.expand,
-                                    MAX_GENERAL_RENDERS, lambda: loop.time() > deadline)
+                                    MAX_GENERAL_RENDERS)
         if found is None:
             no_template = f"no template serves it ({why}); " if why else ""
-            return Generation(code=None, error=f"offline: {no_template}{errors[0] if errors else 'no code'}")
+            return Generation(code=None,
+                              error=f"offline: {no_template}{failed.get(self._general_space.name, 'no code')}")
         _, tuned, code = found
         return Generation(code=code, tunables={"template": "general", **tuned})
 
