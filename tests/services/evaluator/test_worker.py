@@ -9,13 +9,13 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
 from evaluator_helpers import FIXTURES
+from metrics_page import metrics_with
 
 from kevolve import subjects
 from kevolve.exec import sandbox
@@ -134,8 +134,9 @@ async def test_worker_evaluates_requests_and_survives_poison(
     assert [c["name"] for c in report["checks"]][:2] == ["static", "reference"]
     assert report["kernels"] and report["kernels"][0]["name"] == "softmax_kernel"
 
-    metrics = urllib.request.urlopen(f"http://127.0.0.1:{METRICS_PORT}/metrics", timeout=5).read().decode()
-    assert 'kevolve_evaluator_evaluations_total{platform="cpu",stage="screen",verdict="PASSED"} 1.0' in metrics
+    passed = 'kevolve_evaluator_evaluations_total{platform="cpu",stage="screen",verdict="PASSED"} 1.0'
+    metrics = await metrics_with(METRICS_PORT, [passed])
+    assert passed in metrics
     assert "kevolve_evaluator_seconds_count" in metrics and "kevolve_evaluator_busy" in metrics
 
     # Graceful stop: SIGTERM ends the worker cleanly.

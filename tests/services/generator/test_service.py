@@ -4,7 +4,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from kevolve.config import REPO_ROOT, CommonSettings
 from kevolve.client.natsd import free_port
 from kevolve.objstore import LocalStore
 from kevolve.v1 import common_pb2, work_pb2
+from metrics_page import metrics_with
 
 UNRECOGNIZED = '''
 import torch
@@ -118,10 +118,10 @@ async def test_candidate_arrives_with_code_in_store(settings: CommonSettings, st
     bad = got["exp-2"]
     assert bad.code_key == "" and "no kernel lowering" in bad.error and "fft" in bad.error
 
-    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as response:
-        metrics = response.read().decode()
-    assert 'kevolve_generator_candidates_total{backend="offline",outcome="code"} 1.0' in metrics
-    assert 'kevolve_generator_candidates_total{backend="offline",outcome="no_code"} 1.0' in metrics
+    wanted = ['kevolve_generator_candidates_total{backend="offline",outcome="code"} 1.0',
+              'kevolve_generator_candidates_total{backend="offline",outcome="no_code"} 1.0']
+    metrics = await metrics_with(metrics_port, wanted)
+    assert all(line in metrics for line in wanted), [m for m in metrics.splitlines() if "candidates_total" in m]
     assert "kevolve_generator_seconds_count" in metrics
 
 
