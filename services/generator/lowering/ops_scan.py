@@ -7,12 +7,14 @@ scanned dimension may be any dimension and any length. The scanned value is read
 its loader: a flip before the scan (a reverse cumsum) or a mask (``torch.where``) costs
 nothing extra.
 
-Sums and products scan a chunk with ``tl.cumsum``/``tl.cumprod``. The others scan a short
-chunk as a triangle: position i reduces the chunk's positions j <= i (a [rows, C, C] block),
-which is exact (running maxima, their last index, NaN) and needs only reductions. Triton's
-``associative_scan`` with a combine function of our own would do the same in log C steps
-on a GPU, but Triton's interpreter (the CPU pool's runtime) runs such a scan one element at
-a time in Python, about a millisecond each.
+Sums and products scan a chunk with ``tl.cumsum``/``tl.cumprod``. The others (cummax,
+cummin, logcumsumexp) scan a chunk on a GPU with Triton's ``associative_scan`` and a combine
+function of our own, in log C steps over chunks as long as a sum's. Triton's interpreter (the
+CPU pool's runtime) runs such a scan one element at a time in Python, about a millisecond
+each, so the interpreter's form scans a short chunk as a triangle instead: position i
+reduces the chunk's positions j <= i (a [rows, C, C] block), which is exact (running maxima,
+their last index, NaN) and needs only reductions, but does C times a chunk's work (a
+running maximum over rows of 8192 ran 0.11x torch.compile on an H200 that way).
 
 Reverse and exclusive scans arrive as flips, pads and subtractions around these operators,
 which the views and pointwise lowerings handle. Sorting lives in :mod:`ops_sort`.
@@ -84,7 +86,7 @@ def highest(dtype: str) -> str:
             "uint8": "255", "bool": "1"}[dtype]
 
 
-ScanOrder = Literal["chunk", "sequential", "tree"]
+ScanOrder = Literal["chunk", "sequential", "tree", "combine"]
 # What a fused value computes from a scanned element (kernel, its index, the element's
 # variable, a store of the raw result when it is kept): the variable to store in its place.
 ScanEpilogue = Callable[[KernelWriter, list[Expr], str, Callable[[Buffer, str], None]], str]
@@ -97,7 +99,10 @@ TRIANGLE_GPU, TRIANGLE_CPU = 32, 64
 class ScanKind:
     """How one scan runs: ``chunk`` scans a chunk (list of variables: the value, and the
     position for cummax/cummin) along axis 1, ``combine`` folds the carry (the earlier
-    elements) into it; ``triangle`` scans use short chunks (see the module docstring)."""
+    elements) into it; ``triangle`` scans use short chunks (see the module docstring), and
+    on a GPU scan a chunk with ``associative_scan`` and the jitted helper ``helper`` (its
+    arguments the earlier element's variables, then the later one's; the helpers the
+    helper calls in ``helper_needs``) instead."""
 
     name: str
     identity: Callable[[str], str]
@@ -105,6 +110,8 @@ class ScanKind:
     combine: Callable[[KernelWriter, list[str], list[str], str], list[str]]
     with_index: bool = False
     triangle: bool = False
+    helper: str = ""
+    helper_needs: tuple[str, ...] = ()
 
 
 def _plain(name: str, primitive: str, op: str, identity: str) -> ScanKind:
@@ -140,7 +147,8 @@ def _logcumsumexp() -> ScanKind:
         k.helpers.update({"_kv_logaddexp", "_kv_log1p"})
         return [k.var(f"_kv_logaddexp({carry[0]}, {s[0]})", acc)]
 
-    return ScanKind("logcumsumexp", lambda dtype: 'float("-inf")', _logcumsumexp_chunk, combine, triangle=True)
+    return ScanKind("logcumsumexp", lambda dtype: 'float("-inf")', _logcumsumexp_chunk, combine, triangle=True,
+                    helper="_kv_logaddexp", helper_needs=("_kv_log1p",))
 
 
 def _cumextreme(kind: str) -> ScanKind:
@@ -172,7 +180,22 @@ def _cumextreme(kind: str) -> ScanKind:
         k.dtypes[f"{pair}_v"], k.dtypes[f"{pair}_i"] = acc, "int64"
         return [f"{pair}_v", f"{pair}_i"]
 
-    return ScanKind(kind, identity, chunk, combine, with_index=True, triangle=True)
+    return ScanKind(kind, identity, chunk, combine, with_index=True, triangle=True, helper=helper)
+
+
+def _combine_chunk(k: KernelWriter, kind: ScanKind, v: list[str], acc: str, rb: str) -> list[str]:
+    """A chunk ([XBLOCK, RBLOCK]) scanned by ``associative_scan`` with the kind's helper: the
+    running value of each position, and for cummax/cummin the position holding it (the
+    helper picks the later element on ties and keeps a NaN, so the tree gives the triangle's
+    result: the latest index of the extreme, or of the last NaN met)."""
+    k.helpers.update({kind.helper, *kind.helper_needs})
+    if not kind.with_index:
+        return [k.var(f"tl.associative_scan({v[0]}, 1, {kind.helper})", acc)]
+    cols = k.var(f"tl.broadcast_to(tl.arange(0, {rb})[None, :], [{k.constexpr('XBLOCK')}, {rb}])", "int32")
+    pair = k.fresh("scanned")
+    k.line(f"{pair}_v, {pair}_i = tl.associative_scan(({v[0]}, {cols}), 1, {kind.helper})")
+    k.dtypes[f"{pair}_v"], k.dtypes[f"{pair}_i"] = acc, "int32"
+    return [f"{pair}_v", k.var(f"(roff + {pair}_i).to(tl.int64)", "int64")]
 
 
 KINDS: dict[str, ScanKind] = {
@@ -238,7 +261,9 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
             store(scanned)
             k.line(f"{carry[0]} = tl.sum(tl.where({last}, {scanned}, 0), 1)[:, None]")
         else:
-            scanned = kind.combine(k, carry, kind.chunk(k, values, acc, rb), acc)
+            chunked = (_combine_chunk(k, kind, values, acc, rb) if order == "combine"
+                       else kind.chunk(k, values, acc, rb))
+            scanned = kind.combine(k, carry, chunked, acc)
             store(scanned[0])
             for out, var in zip(outs[1:], scanned[1:], strict=True):
                 k.store(out, offset, var, "mask")
@@ -250,7 +275,7 @@ def scan_kernel(name: str, src: Value, dim: int, kind: ScanKind, acc: str, outs:
         launch = _sequential_launch(xn), reduction_launch(xn, n, run_after(shape, [dim]))[1]
     elif order == "tree":
         launch = _tree_launch(xn, chunk), reduction_launch(xn, n, run_after(shape, [dim]))[1]
-    elif kind.triangle:
+    elif kind.triangle and order != "combine":
         launch = _triangle_launch(xn, n)
     else:
         launch = _chunk_launch(xn, n, run_after(shape, [dim]))
@@ -430,7 +455,7 @@ class ScanValue(FusedHost):
         dtype, kind = self.dtype, KINDS[self.name]
         acc = "float64" if dtype == "float32" and self.name != "logcumsumexp" else _scan_dtype(dtype)
         kernel = scan_kernel(name, self.src, self.dim, kind, acc, [out], epilogue=epilogue)
-        order = gpu_order(self.name, dtype, list(self.src.shape), self.dim)
+        order = "combine" if kind.triangle else gpu_order(self.name, dtype, list(self.src.shape), self.dim)
         if order is not None:  # a second program, so a name of its own
             gpu_name = self.builder.kernel_name(self.kind + ("_epilogue" if tile is not None else ""))
             gpu = scan_kernel(gpu_name, self.src, self.dim, kind, dtype, [out], order=order, epilogue=epilogue)
@@ -483,7 +508,12 @@ def cumextreme(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) 
         src = _reshape(src, [1])
     values = b.new_buffer(tuple(src.shape), values_meta.dtype, name)
     where = b.new_buffer(tuple(src.shape), index_meta.dtype, name + "_at")
-    b.emit(scan_kernel(b.kernel_name(name), src, dim, KINDS[name], _scan_dtype(src.dtype), [values, where]))
+    kind, acc = KINDS[name], _scan_dtype(src.dtype)
+    kernel = scan_kernel(b.kernel_name(name), src, dim, kind, acc, [values, where])
+    # The GPU's program scans each chunk with the combine (a second program, so a name of its own).
+    gpu = scan_kernel(b.kernel_name(name), src, dim, kind, acc, [values, where], order="combine")
+    gpu.interpreter, gpu.cpu = kernel.writer, kernel.cpu
+    b.emit(gpu)
     return [_shaped(Stored(values), tuple(values_meta.shape)), _shaped(Stored(where), tuple(index_meta.shape))]
 
 

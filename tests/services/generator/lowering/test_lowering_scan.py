@@ -48,9 +48,11 @@ return (torch.cumsum(x, d), torch.cumsum(x.flip(d), d).flip(d), torch.cumsum(x, 
     check(spec(forward, INPUTS[dtype]), atol=tol, rtol=tol, form="gpu", trials=1)
 
 
+@pytest.mark.parametrize("form", ["interpreter", "gpu"])
 @pytest.mark.parametrize("dim", [0, 1])
-def test_logcumsumexp_cummax_cummin_with_nan_and_ties(dim: int) -> None:
-    """cummax/cummin keep the latest index of a tie and stay on the first NaN met."""
+def test_logcumsumexp_cummax_cummin_with_nan_and_ties(dim: int, form: str) -> None:
+    """cummax/cummin keep the latest index of a tie and stay on the first NaN met, both in the
+    interpreter's triangle and in the GPU's associative scan (its tree of the same combine)."""
     forward = f"""
 x, t = xs
 x = torch.where(x > 1.5, float("nan"), x)
@@ -58,7 +60,19 @@ y = torch.where(x < -2.0, float("-inf"), x)
 return (torch.logcumsumexp(x, {dim}), torch.logcumsumexp(y, {dim}), *torch.cummax(x, {dim}), *torch.cummin(x, {dim}),
         *torch.cummax(t, {dim}), *torch.cummin(t, {dim}))
 """
-    check(spec(forward, "torch.randn(7, 9), torch.randint(-2, 3, (7, 9))"))
+    code = check(spec(forward, "torch.randn(7, 9), torch.randint(-2, 3, (7, 9))"), form=form)
+    assert code.count("tl.associative_scan(") == 6
+
+
+def test_the_gpus_combine_scan_carries_between_chunks() -> None:
+    """The GPU's combine scans walk rows longer than a chunk (1024 there): the running
+    extreme, its index and the log-sum-exp carry across chunks, ties and NaN included."""
+    forward = """
+x, t = xs
+x = torch.where(x > 3.0, float("nan"), x)
+return torch.logcumsumexp(x, 1), *torch.cummax(t, 1), *torch.cummin(x, 1)
+"""
+    check(spec(forward, "torch.randn(2, 1100), torch.randint(-40, 40, (2, 1100))"), form="gpu", trials=1)
 
 
 def test_scans_of_rows_longer_than_a_block_carry_between_chunks() -> None:
