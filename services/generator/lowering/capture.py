@@ -64,12 +64,15 @@ KEEP_NAMES = (
 
 def decompositions() -> Any:
     """PyTorch's export decompositions (core ATen) plus every further decomposition it has
-    (down to prims), minus the operators in KEEP, which stay whole in the graph."""
+    (down to prims) and our own for operators it leaves whole (``decompositions.ours``),
+    minus the operators in KEEP, which stay whole in the graph."""
     from torch._decomp import decomposition_table
     from torch.export import default_decompositions
 
+    from services.generator.lowering.decompositions import ours
+
     table = default_decompositions()
-    for op, fn in decomposition_table.items():
+    for op, fn in [*decomposition_table.items(), *ours().items()]:
         if op not in table:
             table[op] = fn
     for op in _keep_ops():
@@ -339,6 +342,16 @@ def _serialize(program: torch.export.ExportedProgram, name: str, sizes: dict[str
     graph_inputs = [n for n in program.graph.nodes if n.op == "placeholder"]
     for node in graph_inputs:
         spec = specs.get(node.name)
+        if spec is not None and spec.kind == torch.export.graph_signature.InputKind.TOKEN:
+            # torch.export threads a token through operators with side effects: the runtime
+            # checks of torch.linalg's solvers (a singular or non-positive-definite input
+            # raises), prints and asserts on tensor values.
+            named = sorted({str(n.args[1]) for n in program.graph.nodes  # with_effects(token, op, ...)
+                            if n.op == "call_function" and "with_effects" in str(n.target) and len(n.args) > 1})
+            raise CaptureError("Model.forward calls an operator with side effects"
+                               + (f" ({', '.join(named[:3])})" if named else "")
+                               + ", such as the input checks of torch.linalg's solvers; a kernel program "
+                               "computes values only")
         if spec is None or spec.kind not in kinds:
             raise CaptureError(f"the exported graph has an input of kind {getattr(spec, 'kind', '?')}")
         kind = kinds[spec.kind]

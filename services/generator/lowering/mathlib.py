@@ -176,6 +176,35 @@ def _kv_lgamma(x):
     refl = tl.log(pi / tl.abs(tl.sin(pi * x))) - lg
     return tl.where(x < 0.5, refl, lg)
 ''',
+    # PyTorch's calc_digamma: -inf at +0 (+inf at -0), NaN at negative integers, reflection
+    # (psi(1 - x) - pi / tan(pi * frac(x))) below 0, the recurrence psi(x) = psi(x + 1) - 1/x
+    # up to 10 (ten steps cover any x in (0, 10)), then the asymptotic series.
+    "_kv_digamma": '''
+@triton.jit
+def _kv_digamma(x):
+    pi = 3.141592653589793
+    neg = x < 0
+    v = tl.where(neg, 1.0 - x, x)
+    r = x - tl.where(x < 0, tl.ceil(x), tl.floor(x))
+    result = tl.where(neg, -pi / (tl.sin(pi * r) / tl.cos(pi * r)), 0.0)
+    for _ in tl.static_range(10):
+        low = v < 10.0
+        result = tl.where(low, result - 1.0 / v, result)
+        v = tl.where(low, v + 1.0, v)
+    z = 1.0 / (v * v)
+    p = 8.33333333333333333333e-2
+    p = p * z - 2.10927960927960927961e-2
+    p = p * z + 7.57575757575757575758e-3
+    p = p * z - 4.16666666666666666667e-3
+    p = p * z + 3.96825396825396825397e-3
+    p = p * z - 8.33333333333333333333e-3
+    p = p * z + 8.33333333333333333333e-2
+    y = tl.where(v < 1.0e17, z * p, 0.0)
+    out = result + tl.log(v) - 0.5 / v - y
+    out = tl.where(neg & (x == tl.floor(x)), float("nan"), out)
+    zero = tl.where((1.0 / x) < 0, float("inf"), float("-inf"))
+    return tl.where(x == 0, zero, out)
+''',
 }
 
 # Helpers that call other helpers.

@@ -100,7 +100,7 @@ UNARY_FLOAT: dict[str, Callable[[KernelWriter, list[str]], str]] = {
     "erfc": _fmt("(1.0 - tl.erf({0}))"), "floor": _fmt("tl.floor({0})"), "ceil": _fmt("tl.ceil({0})"),
     "tanh": _helper("_kv_tanh"), "expm1": _helper("_kv_expm1"), "log1p": _helper("_kv_log1p"),
     "atan": _helper("_kv_atan"), "round": _helper("_kv_round"), "trunc": _helper("_kv_trunc"),
-    "erf_inv": _helper("_kv_erfinv"), "lgamma": _helper("_kv_lgamma"),
+    "erf_inv": _helper("_kv_erfinv"), "lgamma": _helper("_kv_lgamma"), "digamma": _helper("_kv_digamma"),
     "sinh": _fmt("((tl.exp({0}) - tl.exp(-{0})) * 0.5)"), "cosh": _fmt("((tl.exp({0}) + tl.exp(-{0})) * 0.5)"),
     "asinh": lambda k, a: _signed(k, a[0], f"tl.log(tl.abs({a[0]}) + tl.sqrt({a[0]} * {a[0]} + 1.0))"),
     "acosh": _fmt("tl.log({0} + tl.sqrt({0} * {0} - 1.0))"),

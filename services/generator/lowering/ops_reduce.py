@@ -185,6 +185,16 @@ def _arg_kernel(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any],
     return Stored(out), Stored(outputs[1]) if values_dtype is not None else None
 
 
+@lowers("aten.max.default", "aten.min.default")
+def extreme(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value:
+    """``x.max()``, ``x.min()``: the extreme of every element, NaN where there is one (as
+    ``amax``/``amin`` over every dim, which PyTorch's tables do not rewrite them to)."""
+    src = args[0]
+    shape, dtype = out_meta(node)
+    kind = "amax" if ".max." in node.target else "amin"
+    return _reduce(b, node, src, list(range(len(src.shape))), kind, dtype)
+
+
 @lowers("aten.max.dim", "aten.min.dim")
 def max_dim(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> list[Value]:
     """Values and first indices of the extreme along one dim: one walk finds both (the arg

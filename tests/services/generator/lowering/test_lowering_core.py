@@ -563,6 +563,19 @@ def test_max_with_indices_finds_values_and_indices_in_one_walk(form: str) -> Non
     assert len(_launches(code)) == 1, _launches(code)
 
 
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+def test_the_max_and_min_of_every_element(form: str) -> None:
+    """``x.max()``, ``x.min()`` (no dim) of floats with and without NaN, integers, booleans and
+    float16, and a min-max scaling that reads both."""
+    forward = """x, t, h, m = xs
+y = torch.where(x > 2.0, float("nan"), x)
+return (x.max(), torch.min(x), (x - x.min()) / (x.max() - x.min()), t.max(), t.min(), h.max(), m.max(), m.min(),
+        y.max(), y[1:3].min())"""
+    inputs = ("torch.randn(64, 33), torch.randint(-50, 50, (7, 9, 11)), torch.randn(300, dtype=torch.float16), "
+              "torch.rand(5, 5) > 0.9")
+    check(spec(forward, inputs), form=form)
+
+
 def test_a_max_read_only_for_its_values_stays_in_the_row_program() -> None:
     """``x - x.max(-1, keepdim=True)[0]``: only the values are read, so the row program that
     reads them computes the max itself; no index is computed."""
@@ -643,3 +656,4 @@ def test_a_weight_broadcast_over_a_batch_is_not_split_once_per_entry(monkeypatch
     code = check(source, trials=1)
     # The second product (a batch of its own) splits both operands; the first neither.
     assert len(re.findall(r"\ndef _k\w+_split\(", code)) == 2 and 'input_precision="tf32x3"' in code
+

@@ -17,7 +17,11 @@ UNARY = {
     "sigmoid": "torch.sigmoid(x)", "logsigmoid": "F.logsigmoid(x)", "floor": "torch.floor(x * 3)",
     "ceil": "torch.ceil(x * 3)", "round": "torch.round(x * 3)", "trunc": "torch.trunc(x * 3)",
     "frac": "torch.frac(x * 3)", "sign": "torch.sign(x)", "reciprocal": "torch.reciprocal(x.abs() + 0.5)",
-    "square": "torch.square(x)", "lgamma": "torch.lgamma(x.abs() + 0.5)", "cbrt_pow": "x.abs().pow(1 / 3)",
+    "square": "torch.square(x)", "lgamma": "torch.lgamma(x.abs() + 0.5)",
+    "cbrt_pow": "x.abs().pow(1 / 3)",
+    # Poles at 0 (signed) and the negative integers, the series' switch at 10, a huge value.
+    "digamma": "torch.digamma(torch.cat([x.flatten() * 30, x.flatten() * 0.5 - 0.25, "
+               "torch.tensor([0.0, -0.0, -3.0, 10.0, 1e18])]))",
     "relu": "F.relu(x)", "relu6": "F.relu6(x * 4)", "leaky": "F.leaky_relu(x, 0.2)", "elu": "F.elu(x)",
     "selu": "F.selu(x)", "celu": "F.celu(x)", "gelu": "F.gelu(x)", "gelu_tanh": "F.gelu(x, approximate='tanh')",
     "silu": "F.silu(x)", "mish": "F.mish(x)", "softplus": "F.softplus(x)", "softsign": "F.softsign(x)",
