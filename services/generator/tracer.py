@@ -159,9 +159,20 @@ def trace(source: str, sizes: dict[str, int], meta_only: bool = False) -> dict[s
         def build() -> tuple[Any, list[Any], Any]:
             model = module.Model(*module.get_init_inputs())
             inputs = list(module.get_inputs())
+            # forward may assign its module's attributes (``self.h0 = self.h0.to(x.device)``):
+            # tracing leaves a Proxy there, which the graph module would copy and shape
+            # propagation then read. Each such attribute gets its value back before the graph
+            # module is built.
+            held = [(sub, dict(vars(sub))) for sub in model.modules()]
             try:
                 with _TracedFactories():
-                    graph_module = fx.symbolic_trace(model)
+                    tracer = fx.Tracer()
+                    graph = tracer.trace(model)
+                for sub, attrs in held:
+                    for name, value in attrs.items():
+                        if isinstance(vars(sub).get(name), fx.Proxy):
+                            vars(sub)[name] = value
+                graph_module = fx.GraphModule(tracer.root, graph, type(model).__name__)
             except Exception as exc:  # data-dependent control flow and the like
                 raise _Untraceable(f"torch.fx cannot trace Model.forward: {type(exc).__name__}: {exc}") from exc
             # fx names a placeholder in its own style (``A`` becomes ``a``); the candidate's

@@ -304,8 +304,27 @@ def capture_case(source: str, name: str, sizes: dict[str, int], index: int, file
     raise CaptureError(f"building Model or its inputs failed: {errors[-1]}")
 
 
+def _attributes_as_buffers(model: torch.nn.Module) -> set[str]:
+    """Register every tensor a (sub)module holds as a plain attribute (``self.h0 =
+    torch.randn(...)`` in ``__init__``, moved with ``self.h0 = self.h0.to(x.device)`` in
+    forward) as a non-persistent buffer, and return their paths. torch.export takes such a
+    tensor for a constant of the graph, which cannot carry a fake tensor (capture's models
+    are built on fake tensors) nor a large one; as a buffer it is a graph input the candidate
+    reads from its own module (whose ``__init__`` makes the same tensor)."""
+    paths = set()
+    for prefix, module in model.named_modules():
+        for name, value in list(vars(module).items()):
+            if isinstance(value, torch.Tensor) and not isinstance(value, torch.nn.Parameter) \
+                    and not name.startswith("_"):
+                delattr(module, name)
+                module.register_buffer(name, value, persistent=False)
+                paths.add(f"{prefix}.{name}" if prefix else name)
+    return paths
+
+
 def _case(model: torch.nn.Module, inputs: tuple[Any, ...], init_args: list[Any], name: str,
           sizes: dict[str, int], fake: bool, source: str = "") -> CapturedCase:
+    attributes = _attributes_as_buffers(model)
     program = _export(model, inputs, source)
     attrs = _float_attrs(model)
     uses: list[AttrUse] = []
@@ -321,7 +340,7 @@ def _case(model: torch.nn.Module, inputs: tuple[Any, ...], init_args: list[Any],
             # reads (a dropout's p in eval mode) is not.
             if path not in used and (folded or moved):
                 signature[path] = value
-    return _serialize(program, name, sizes, uses, signature, init_args, fake)
+    return _serialize(program, name, sizes, uses, signature, init_args, fake, attributes)
 
 
 def _moved_attrs(base: torch.export.ExportedProgram, nudged: torch.export.ExportedProgram) -> bool:
@@ -329,7 +348,8 @@ def _moved_attrs(base: torch.export.ExportedProgram, nudged: torch.export.Export
 
 
 def _serialize(program: torch.export.ExportedProgram, name: str, sizes: dict[str, int], uses: list[AttrUse],
-               signature: dict[str, Any], init_args: list[Any], fake: bool) -> CapturedCase:
+               signature: dict[str, Any], init_args: list[Any], fake: bool,
+               attributes: set[str] | None = None) -> CapturedCase:
     from torch.export.graph_signature import InputKind, OutputKind
 
     sig = program.graph_signature
@@ -355,6 +375,8 @@ def _serialize(program: torch.export.ExportedProgram, name: str, sizes: dict[str
         if spec is None or spec.kind not in kinds:
             raise CaptureError(f"the exported graph has an input of kind {getattr(spec, 'kind', '?')}")
         kind = kinds[spec.kind]
+        if kind == "buffer" and spec.target in (attributes or set()):
+            kind = "attribute"
         entry = Placeholder(name=node.name, kind=kind, target=spec.target or "", meta=tensor_meta(node.meta.get("val")))
         if kind == "input":
             entry.position = position

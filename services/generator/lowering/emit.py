@@ -119,7 +119,11 @@ def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signat
     read |= {b.name for b in lowered.outputs}
     kept = [src for src in lowered.sources if src.kind in ("input", "constant") or src.buffer.name in read]
     for src in kept:
-        if src.kind != "constant":
+        if src.kind == "attribute":
+            # A plain tensor attribute: .cuda() on the module does not move it (the spec's own
+            # forward moves it to the input's device, which this forward does not run).
+            body.append(f"{src.buffer.name} = {src.code}.to(dev).contiguous()")
+        elif src.kind != "constant":
             body.append(f"{src.buffer.name} = {src.code}.contiguous()")
     for buf in lowered.temporaries:
         shape = ", ".join(str(s) for s in buf.shape)
@@ -222,7 +226,8 @@ def _model_class(spec: SpecInit, capture: Capture, lowered: list[LoweredCase], n
     params = spec.forward_params
     keys = sorted({k for case in lowered for k in case.case.signature})
     signatures = [{k: case.case.signature.get(k, ABSENT) for k in keys} for case in lowered]
-    param_shapes = [{s.code: list(s.buffer.shape) for s in case.sources if s.kind in ("parameter", "buffer")}
+    param_shapes = [{s.code: list(s.buffer.shape) for s in case.sources
+                     if s.kind in ("parameter", "buffer", "attribute")}
                     for case in lowered]
     lines = [
         "",

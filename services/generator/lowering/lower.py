@@ -56,7 +56,7 @@ class Source:
     """How the wrapper obtains a graph input buffer."""
 
     buffer: Buffer
-    kind: str            # "input", "parameter", "buffer", "constant"
+    kind: str            # "input", "parameter", "buffer", "attribute", "constant"
     code: str            # expression in the wrapper: "x", "self.lin.weight"
     values: list[Any] = field(default_factory=list)  # a constant's elements
 
@@ -417,7 +417,7 @@ class CaseLowerer:
         if ph.kind == "input":
             buf = Buffer(f"in{ph.position}", shape, dtype)
             self.sources.append(Source(buf, "input", self.input_code(ph.position)))
-        elif ph.kind in ("parameter", "buffer"):
+        elif ph.kind in ("parameter", "buffer", "attribute"):
             buf = Buffer(f"p{i}", shape, dtype)
             self.sources.append(Source(buf, ph.kind, "self" + attr_path(ph.target)))
         else:

@@ -26,8 +26,10 @@ class Placeholder(BaseModel):
     """A graph input: one of forward's arguments, or a parameter/buffer/constant of the module."""
 
     name: str
-    kind: Literal["input", "parameter", "buffer", "constant"]
-    target: str = ""                 # the module attribute path (``conv.weight``) of a parameter/buffer
+    # "attribute": a tensor the module holds as a plain attribute (``self.h0 = torch.randn(...)``),
+    # neither parameter nor buffer: read from the module at run time, on the input's device.
+    kind: Literal["input", "parameter", "buffer", "attribute", "constant"]
+    target: str = ""                 # the module attribute path (``conv.weight``) of a parameter/buffer/attribute
     meta: TensorMeta | None = None   # None for a non-tensor forward argument
     value: Any = None                # a non-tensor forward argument's value (the graph specialises it)
     position: int = -1               # forward's positional index, for inputs

@@ -99,6 +99,43 @@ def test_spec_styles(name: str) -> None:
     check(STYLES[name])
 
 
+PLAIN_ATTRIBUTES = '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, input_size, hidden, layers, batch):
+        super().__init__()
+        self.h0 = torch.randn((layers, batch, hidden))
+        self.c0 = torch.randn((layers, batch, hidden))
+        self.lstm = nn.LSTM(input_size, hidden, layers, batch_first=True)
+        self.fc = nn.Linear(hidden, 5)
+        self.table = torch.randn(300, 300)  # past the size a constant of the graph may have
+
+    def forward(self, x):
+        self.h0 = self.h0.to(x.device)
+        self.c0 = self.c0.to(x.device)
+        out, state = self.lstm(x, (self.h0, self.c0))
+        return self.fc(out[:, -1, :]) + self.table.to(x.device)[:4, :5], state[0]
+
+def get_inputs():
+    return [torch.randn(4, 7, 6)]
+
+def get_init_inputs():
+    return [6, 12, 2, 4]
+'''
+
+
+@pytest.mark.parametrize("form", ["interpreter", "gpu"])
+def test_tensors_held_as_plain_attributes_are_read_from_the_module(form: str) -> None:
+    """Initial states made in ``__init__`` as plain tensors (neither parameter nor buffer) and
+    moved in forward, as recurrent specs often hold them, and a large plain tensor: the
+    candidate reads each from its own module (same seed, same values), on the input's
+    device, rather than carrying it as a constant."""
+    code = check(PLAIN_ATTRIBUTES, form=form, trials=1)
+    assert "self.h0.to(dev)" in code and "self.table.to(dev)" in code
+
+
 def test_other_constructor_arguments_are_refused_naming_the_attribute() -> None:
     source = STYLES["custom_blocks_inheriting"]
     cand = _load(generate(source), "cand_args")
