@@ -144,6 +144,19 @@ def test_padding_reads_zero_from_a_computed_input() -> None:
         check(spec(f"self.layer = {layer}", "return self.layer(x + 1.0)", f"torch.randn(2, {channels}, 7, 9)"))
 
 
+@pytest.mark.parametrize("form", ["gpu", "interpreter"])
+@pytest.mark.parametrize("conv", ["nn.Conv2d(6, 6, 3, padding=1, groups=6, bias=False)", "nn.Conv2d(6, 5, 3, padding=1)"])
+def test_a_padded_convolution_reads_a_channel_shuffle_in_place(conv: str, form: str) -> None:
+    """A ShuffleNet channel shuffle (view, transpose, view) read by a padded convolution,
+    depthwise and dense: the input position of a padding tap (``-1 + kh + oh``) is negative
+    on the border, and the shuffle's floor and mod of it round down as PyTorch's indexing
+    means, not toward zero as Triton's integer division does."""
+    forward = """b, c, h, w = x.shape
+out = x.view(b, 3, c // 3, h, w).transpose(1, 2).contiguous().view(b, -1, h, w)
+return self.conv(out)"""
+    check(spec(f"self.conv = {conv}", forward, "torch.randn(2, 6, 10, 9)"), form=form, trials=1)
+
+
 def test_functional_convolution_with_weights_as_inputs() -> None:
     check(spec("", "return F.conv2d(x, rest[0], rest[1], stride=2, padding=1) * 0.5",
                "torch.randn(2, 8, 9, 11), torch.randn(16, 8, 3, 3), torch.randn(16)"))
