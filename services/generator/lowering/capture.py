@@ -137,8 +137,9 @@ def _float_attrs(model: torch.nn.Module) -> dict[str, float]:
     found: dict[str, float] = {}
     for prefix, module in model.named_modules():
         for key, value in vars(module).items():
-            if not key.startswith("_") and type(value) is float:
-                found[f"{prefix}.{key}" if prefix else key] = value
+            # Subclasses count (NumPy's float64 from ``1 / np.sqrt(d)``), as plain floats.
+            if not key.startswith("_") and isinstance(value, float):
+                found[f"{prefix}.{key}" if prefix else key] = float(value)
     return found
 
 
@@ -149,7 +150,7 @@ def _signature(model: torch.nn.Module) -> dict[str, Any]:
         for key, value in vars(module).items():
             if key.startswith("_") or key == "training":
                 continue
-            if _plain(value) and type(value) is not float:
+            if _plain(value) and not isinstance(value, float):
                 sig[f"{prefix}.{key}" if prefix else key] = list(value) if isinstance(value, tuple) else value
         # Submodule slots too (filled or empty): a constructor argument may decide whether a layer
         # exists at all (a residual projection only where the widths differ).

@@ -67,6 +67,30 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
+# NumPy's scalar functions and constants a constructor may use on Python numbers
+# (``np.log2(8)``, ``np.sqrt(d)``), and math's equal: the candidate may not import NumPy, and
+# on a number each gives the same float (NumPy's float64 is a Python float).
+NUMPY_AS_MATH = {"pi": "pi", "e": "e", "inf": "inf", "log": "log", "log2": "log2", "log10": "log10",
+                 "exp": "exp", "sqrt": "sqrt", "floor": "floor", "ceil": "ceil", "sin": "sin", "cos": "cos",
+                 "tan": "tan", "tanh": "tanh", "log1p": "log1p", "expm1": "expm1", "fabs": "fabs"}
+
+
+class _NumpyAsMath(ast.NodeTransformer):
+    """``np.<f>`` -> ``math.<f>`` for NumPy's aliases ``names`` and the functions above; any
+    other use of NumPy is left for the caller to refuse."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.used = False
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id in self.names and node.attr in NUMPY_AS_MATH:
+            self.used = True
+            return ast.copy_location(ast.Attribute(ast.Name("math", ast.Load()), NUMPY_AS_MATH[node.attr], node.ctx),
+                                     node)
+        return self.generic_visit(node)
+
+
 _MODULE_BASES = ("Module", "Sequential", "ModuleList", "ModuleDict")
 
 
@@ -91,6 +115,7 @@ def spec_init(source: str) -> SpecInit:
     tree = ast.parse(source)
     kept_imports: list[str] = []
     dropped: set[str] = set()
+    numpy: set[str] = set()  # the names NumPy is imported under (``import numpy as np``)
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             # One statement may import several modules (``import torch, torch.nn as nn,
@@ -101,6 +126,8 @@ def spec_init(source: str) -> SpecInit:
                     kept_imports.append(ast.unparse(part))
                 else:
                     dropped.update(_bound_names(part))
+                    if isinstance(part, ast.Import) and part.names[0].name == "numpy":
+                        numpy.add(part.names[0].asname or "numpy")
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     model = next((c for c in classes if c.name == "Model"), None)
     if model is None:
@@ -125,6 +152,11 @@ def spec_init(source: str) -> SpecInit:
                                 if (isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__")
                                 or isinstance(stmt, (ast.Assign, ast.AnnAssign))]
         body = [_Rename(renames).visit(ast.fix_missing_locations(_copy(stmt))) for stmt in body]
+        if numpy:
+            as_math = _NumpyAsMath(numpy)
+            body = [ast.fix_missing_locations(as_math.visit(stmt)) for stmt in body]
+            if as_math.used and "import math" not in kept_imports:
+                kept_imports.append("import math")
         new = ast.ClassDef(name=renames[cls.name], bases=[_Rename(renames).visit(_copy(b)) for b in cls.bases],
                            keywords=[], body=body or [ast.Pass()], decorator_list=[], type_params=[])
         parts.append(new)

@@ -255,3 +255,35 @@ def get_init_inputs():
 '''
     code = check(source)
     assert "import torch.nn as nn" in code and "functional" not in code.split("@triton.jit")[0]
+
+
+NUMPY_IN_INIT = '''
+import numpy as np
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.scale = 1.0 / np.sqrt(dim)
+        table = torch.arange(-3.0, 4.0)
+        self.register_buffer("table", torch.sign(table) * torch.log2(torch.abs(table) + 1.0) / np.log2(8))
+        self.proj = nn.Linear(dim, dim)
+    def forward(self, x):
+        return self.proj(x) * self.scale + self.table.sum()
+
+def get_inputs():
+    return [torch.randn(4, 16)]
+
+def get_init_inputs():
+    return [16]
+'''
+
+
+def test_numpy_scalar_math_in_a_constructor_is_carried_as_math() -> None:
+    """``np.sqrt(dim)``, ``np.log2(8)`` in ``__init__`` (the candidate may not import NumPy):
+    math's functions give the same floats. Any other NumPy use is still refused by name."""
+    code = check(NUMPY_IN_INIT)
+    assert "import math" in code and "math.log2(8)" in code and "np." not in code
+    with pytest.raises(Exception, match="np, imported from a module"):
+        generate(NUMPY_IN_INIT.replace("np.sqrt(dim)", "np.array([dim]).sum()"))
