@@ -229,6 +229,17 @@ def _model_class(spec: SpecInit, capture: Capture, lowered: list[LoweredCase], n
     param_shapes = [{s.code: list(s.buffer.shape) for s in case.sources
                      if s.kind in ("parameter", "buffer", "attribute")}
                     for case in lowered]
+    # Tensors the spec's constructors keep as plain attributes become buffers (not saved with
+    # the weights), so that moving the module moves them once, not on every call. Written
+    # out per attribute: a candidate names the attributes it touches.
+    held: list[str] = []
+    for target in sorted({s.target for case in lowered for s in case.sources if s.kind == "attribute"}):
+        owner_path, _, name = target.rpartition(".")
+        owner, code = "self" + (attr_path(owner_path) if owner_path else ""), "self" + attr_path(target)
+        held += [f"        if isinstance({code}, torch.Tensor) and not isinstance({code}, nn.Parameter):",
+                 f"            held = {code}",
+                 f"            del {code}",
+                 f"            {owner}.register_buffer({name!r}, held, persistent=False)"]
     lines = [
         "",
         "def _kv_plain(value):",
@@ -242,6 +253,7 @@ def _model_class(spec: SpecInit, capture: Capture, lowered: list[LoweredCase], n
         f"class ModelNew({spec.base}):",
         "    def __init__(self, *args, **kwargs):",
         "        super().__init__(*args, **kwargs)",
+        *held,
         "        # The cases (shapes) this module's attributes and parameters were captured for.",
         "        signature = self._kv_signature()",
         "        self._kv_cases = []",

@@ -59,6 +59,7 @@ class Source:
     kind: str            # "input", "parameter", "buffer", "attribute", "constant"
     code: str            # expression in the wrapper: "x", "self.lin.weight"
     values: list[Any] = field(default_factory=list)  # a constant's elements
+    target: str = ""     # a parameter's, buffer's or attribute's module path: "lin.weight"
 
 
 @dataclass
@@ -419,7 +420,7 @@ class CaseLowerer:
             self.sources.append(Source(buf, "input", self.input_code(ph.position)))
         elif ph.kind in ("parameter", "buffer", "attribute"):
             buf = Buffer(f"p{i}", shape, dtype)
-            self.sources.append(Source(buf, ph.kind, "self" + attr_path(ph.target)))
+            self.sources.append(Source(buf, ph.kind, "self" + attr_path(ph.target), target=ph.target))
         else:
             buf = Buffer(f"c{i}", shape, dtype)
             self.sources.append(Source(buf, "constant", "", self.case.constants[ph.name]))

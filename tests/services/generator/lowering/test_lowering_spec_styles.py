@@ -134,6 +134,12 @@ def test_tensors_held_as_plain_attributes_are_read_from_the_module(form: str) ->
     device, rather than carrying it as a constant."""
     code = check(PLAIN_ATTRIBUTES, form=form, trials=1)
     assert "self.h0.to(dev)" in code and "self.table.to(dev)" in code
+    # Held as buffers outside the weights: moving the module moves them once, and the
+    # reference's state dict (which has none of them) still loads.
+    model = _load(code, f"plain_attributes_{form}").ModelNew(6, 12, 2, 4)
+    assert {"h0", "c0", "table"} <= dict(model.named_buffers()).keys()
+    assert not {"h0", "c0", "table"} & model.state_dict().keys()
+    assert model.to(torch.float64).h0.dtype == torch.float64
 
 
 def test_other_constructor_arguments_are_refused_naming_the_attribute() -> None:
