@@ -120,8 +120,9 @@ def _case_method(index: int, lowered: LoweredCase, names: dict[int, str], signat
     kept = [src for src in lowered.sources if src.kind in ("input", "constant") or src.buffer.name in read]
     for src in kept:
         if src.kind == "attribute":
-            # A plain tensor attribute: .cuda() on the module does not move it (the spec's own
-            # forward moves it to the input's device, which this forward does not run).
+            # A tensor the spec keeps as a plain attribute and moves in its own forward (which
+            # this one does not run): ModelNew holds it as a buffer, which moving the module
+            # moves, so this is a no-op unless the module was left where it was built.
             body.append(f"{src.buffer.name} = {src.code}.to(dev).contiguous()")
         elif src.kind != "constant":
             body.append(f"{src.buffer.name} = {src.code}.contiguous()")
