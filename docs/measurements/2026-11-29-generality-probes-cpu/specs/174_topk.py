@@ -1,0 +1,20 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        pass
+
+    def forward(self, x):
+        return torch.topk(x, 5, dim=-1).values
+
+
+def get_inputs():
+    return [torch.randn(32, 100)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,17 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.std_mean(x, dim=0)[0] + torch.var_mean(x)[1]
+
+
+def get_inputs():
+    torch.manual_seed(0)
+    return [torch.randn(8, 16)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,17 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def forward(self, a,b):
+        return torch.stack(torch.meshgrid(a, b, indexing='ij')).sum(0)
+
+
+def get_inputs():
+    torch.manual_seed(0)
+    return [torch.randn(8), torch.randn(6)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,17 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.repeat_interleave(x, 3, dim=1) + x.repeat(1, 3)
+
+
+def get_inputs():
+    torch.manual_seed(0)
+    return [torch.randn(8, 16)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,17 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def forward(self, q,k,v):
+        return F.scaled_dot_product_attention(q, k.repeat_interleave(2, 1), v.repeat_interleave(2, 1), scale=0.3)
+
+
+def get_inputs():
+    torch.manual_seed(0)
+    return [torch.randn(2, 4, 8, 16), torch.randn(2, 2, 8, 16), torch.randn(2, 2, 8, 16)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,17 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def forward(self, a,b):
+        return torch.matmul(a, b)
+
+
+def get_inputs():
+    torch.manual_seed(0)
+    return [torch.randn(2, 1, 8, 16), torch.randn(3, 16, 4)]
+
+
+def get_init_inputs():
+    return []
