@@ -49,6 +49,8 @@ KEEP_NAMES = (
     "median.dim", "nanmedian.default", "nanmedian.dim", "searchsorted.Tensor", "searchsorted.Scalar",
     "_embedding_bag_forward_only.default", "bucketize.Tensor", "bucketize.Scalar", "masked_scatter.default",
     "index_reduce.default",
+    # Diagonal matrices (ops_diag): a product with one is a scaling of the other operand.
+    "diag.default", "diag_embed.default",
     # Recurrent layers: the time loop runs on the host over two kernels (ops_rnn), where a
     # decomposition would unroll every step into kernels of their own.
     "lstm.input", "gru.input", "rnn_tanh.input", "rnn_relu.input",

@@ -31,7 +31,7 @@ from services.generator.lowering.kernels import Kernel, pointwise_kernel
 from services.generator.lowering.registry import LOWERINGS
 from services.generator.lowering.schema import CapturedCase, Node, TensorMeta
 
-from services.generator.lowering import (ops_attention, ops_conv, ops_heavy, ops_index,  # noqa: F401,E402
+from services.generator.lowering import (ops_attention, ops_conv, ops_diag, ops_heavy, ops_index,  # noqa: F401,E402
                                          ops_pool, ops_rnn, ops_scan)
 
 # A lazy value read by more than one consumer is stored when it inlines more operators than

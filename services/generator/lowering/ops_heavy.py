@@ -21,10 +21,10 @@ import sympy
 from services.generator.lowering import tunables
 from services.generator.lowering.indexing import Expr, range_symbol
 from services.generator.lowering.ir import (Buffer, KernelWriter, Lazy, Stored, Unsupported, Value, and_masks,
-                                           compute_dtype, on_views, peel_views)
+                                           compute_dtype, on_views, peel_views, view)
 from services.generator.lowering.kernels import (Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, rounded,
                                                  tl_type)
-from services.generator.lowering.ops_pointwise import out_meta, scalar_code
+from services.generator.lowering.ops_pointwise import elementwise, out_meta, scalar_code
 from services.generator.lowering.products_split import TileLoad, split_operands, splits
 from services.generator.lowering.rows import ReductionValue, same_index
 from services.generator.lowering.registry import Builder, lowers
@@ -380,6 +380,10 @@ def mm(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value
     shape, dtype = out_meta(node)
     addmm = node.target.startswith("aten.addmm")
     bias, x, y = (args[0], args[1], args[2]) if addmm else (None, args[0], args[1])
+    if not addmm:
+        scaled = _diagonal_product(x, y, shape, dtype)
+        if scaled is not None:
+            return scaled
     x, y = operand(b, x), operand(b, y)
     if len(x.shape) == 3:
         batch, m, kdim = x.shape
@@ -406,6 +410,35 @@ def mm(b: Builder, node: Node, args: list[Any], kwargs: dict[str, Any]) -> Value
         alpha = kwargs.get("alpha", 1)
         epilogue = _addmm_epilogue(bias, beta, alpha, (m, n))
     return ProductValue(b, tuple(shape), dtype, x, y, batch, m, n, kdim, ai, bi, epilogue)
+
+
+def _diagonal_product(x: Value, y: Value, shape: Sequence[int], dtype: str) -> Value | None:
+    """``diag(v) @ y`` as ``v[..., :, None] * y`` and ``x @ diag(v)`` as ``x * v[..., None, :]``
+    (ops_diag): each output of the product is one product plus zeros, the same value for
+    finite operands, without the matrix or the product's work. None for other operands."""
+    from services.generator.lowering.ops_diag import Diagonal
+
+    rank = len(shape)
+    for side, d in ((0, _same_index(x)), (1, _same_index(y))):
+        if isinstance(d, Diagonal) and d.offset == 0 and (d.dim1, d.dim2) == (rank - 2, rank - 1):
+            other = y if side == 0 else x
+            # The vector's element for output (..., i, j): its row i (left) or column j (right).
+            vector = d.vector
+            scale = view(vector, shape, lambda idx, s=side: [*idx[:-2], idx[-2] if s == 0 else idx[-1]])
+            return elementwise(shape, dtype, [scale, other], dtype, lambda k, a: f"({a[0]} * {a[1]})")
+    return None
+
+
+def _same_index(value: Value) -> Value:
+    """``value`` without the index changes that read every element where it is (a batched
+    product's operands, expanded and reshaped to the shape they have)."""
+    while isinstance(value, Lazy) and value.view_of is not None and value.remap is not None \
+            and tuple(value.shape) == tuple(value.view_of.shape):
+        index = [range_symbol(f"same{d}", n) for d, n in enumerate(value.shape)]
+        if [sympy.expand(e) for e in value.remap(index)] != index:
+            break
+        value = value.view_of
+    return value
 
 
 def _as_reduction(b: Builder, shape: tuple[int, ...], dtype: str, x: Value, y: Value,
