@@ -253,23 +253,23 @@ class Printer:
                 factors.insert(0, str(int(coeff)) if coeff.is_Integer else f"({coeff})")
             return "(" + " * ".join(factors) + ")"
         if isinstance(expr, FloorDiv):
-            return self._floor_div(expr.args[0], int(expr.args[1]), 1)
+            return self._floor_div(expr.args[0], int(expr.args[1]), 1, bounds(expr.args[0])[0])
         if isinstance(expr, ModularIndexing):
             base, d, m = expr.args
-            q = self._floor_div(base, int(d), int(m))
-            if bounds(base)[0] == -math.inf:  # the quotient may be negative: a floor modulus
+            lo = bounds(base)[0]
+            q = self._floor_div(base, int(d), int(m), lo)
+            if lo == -math.inf:  # the quotient may be negative: a floor modulus
                 return f"((({q} % {int(m)}) + {int(m)}) % {int(m)})"
             return f"({q} % {int(m)})"
         raise NotImplementedError(f"cannot print index expression {expr}")
 
-    def _floor_div(self, base: Expr, d: int, period: int) -> str:
+    def _floor_div(self, base: Expr, d: int, period: int, lo: float) -> str:
         """``base // d`` as the index algebra means it (rounded down), where ``% period`` is
         all that is read of it. Triton's integer ``//`` and ``%`` round toward zero: a base
         that can be negative (a padded convolution's input position, ``-1 + kh + oh``, read
         through a reshaped view's floor and mod) is shifted by a multiple of ``d * period``
         that makes it non-negative, and the shift's quotient taken back off (a multiple of
-        ``period``, so nothing to take off under a modulus)."""
-        lo, _ = bounds(base)
+        ``period``, so nothing to take off under a modulus). ``lo``: the base's lower bound."""
         if lo >= 0 or (d == 1 and (period == 1 or lo == -math.inf)):
             return self.p(base) if d == 1 else f"({self.p(base)} // {d})"
         if lo == -math.inf:

@@ -24,6 +24,7 @@ from services.generator.lowering.ir import (Buffer, KernelWriter, Lazy, Stored, 
                                            compute_dtype, on_views, peel_views, view)
 from services.generator.lowering.kernels import (Kernel, LaunchShape, batched_form_ok, kernel_args, pow2, rounded,
                                                  tl_type)
+from services.generator.lowering.ops_diag import Diagonal
 from services.generator.lowering.ops_pointwise import elementwise, out_meta, scalar_code
 from services.generator.lowering.products_split import TileLoad, split_operands, splits
 from services.generator.lowering.rows import ReductionValue, same_index
@@ -416,15 +417,12 @@ def _diagonal_product(x: Value, y: Value, shape: Sequence[int], dtype: str) -> V
     """``diag(v) @ y`` as ``v[..., :, None] * y`` and ``x @ diag(v)`` as ``x * v[..., None, :]``
     (ops_diag): each output of the product is one product plus zeros, the same value for
     finite operands, without the matrix or the product's work. None for other operands."""
-    from services.generator.lowering.ops_diag import Diagonal
-
     rank = len(shape)
     for side, d in ((0, _same_index(x)), (1, _same_index(y))):
         if isinstance(d, Diagonal) and d.offset == 0 and (d.dim1, d.dim2) == (rank - 2, rank - 1):
             other = y if side == 0 else x
             # The vector's element for output (..., i, j): its row i (left) or column j (right).
-            vector = d.vector
-            scale = view(vector, shape, lambda idx, s=side: [*idx[:-2], idx[-2] if s == 0 else idx[-1]])
+            scale = view(d.vector, shape, lambda idx, s=side: [*idx[:-2], idx[-2] if s == 0 else idx[-1]])
             return elementwise(shape, dtype, [scale, other], dtype, lambda k, a: f"({a[0]} * {a[1]})")
     return None
 
@@ -432,13 +430,12 @@ def _diagonal_product(x: Value, y: Value, shape: Sequence[int], dtype: str) -> V
 def _same_index(value: Value) -> Value:
     """``value`` without the index changes that read every element where it is (a batched
     product's operands, expanded and reshaped to the shape they have)."""
-    while isinstance(value, Lazy) and value.view_of is not None and value.remap is not None \
-            and tuple(value.shape) == tuple(value.view_of.shape):
-        index = [range_symbol(f"same{d}", n) for d, n in enumerate(value.shape)]
-        if [sympy.expand(e) for e in value.remap(index)] != index:
-            break
-        value = value.view_of
-    return value
+    def identity(step: Lazy) -> bool:
+        assert step.view_of is not None and step.remap is not None  # peel_views offers views only
+        index = [range_symbol(f"same{d}", n) for d, n in enumerate(step.shape)]
+        return tuple(step.shape) == tuple(step.view_of.shape) and [sympy.expand(e) for e in step.remap(index)] == index
+
+    return peel_views(value, identity)[0]
 
 
 def _as_reduction(b: Builder, shape: tuple[int, ...], dtype: str, x: Value, y: Value,

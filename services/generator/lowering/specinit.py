@@ -68,11 +68,10 @@ class _Rename(ast.NodeTransformer):
 
 
 # NumPy's scalar functions and constants a constructor may use on Python numbers
-# (``np.log2(8)``, ``np.sqrt(d)``), and math's equal: the candidate may not import NumPy, and
-# on a number each gives the same float (NumPy's float64 is a Python float).
-NUMPY_AS_MATH = {"pi": "pi", "e": "e", "inf": "inf", "log": "log", "log2": "log2", "log10": "log10",
-                 "exp": "exp", "sqrt": "sqrt", "floor": "floor", "ceil": "ceil", "sin": "sin", "cos": "cos",
-                 "tan": "tan", "tanh": "tanh", "log1p": "log1p", "expm1": "expm1", "fabs": "fabs"}
+# (``np.log2(8)``, ``np.sqrt(d)``) that math has under the same name: the candidate may not
+# import NumPy, and on a number each gives the same float (NumPy's float64 is a Python float).
+NUMPY_AS_MATH = frozenset({"pi", "e", "inf", "log", "log2", "log10", "exp", "sqrt", "floor", "ceil", "sin", "cos",
+                           "tan", "tanh", "log1p", "expm1", "fabs"})
 
 
 class _NumpyAsMath(ast.NodeTransformer):
@@ -86,8 +85,7 @@ class _NumpyAsMath(ast.NodeTransformer):
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         if isinstance(node.value, ast.Name) and node.value.id in self.names and node.attr in NUMPY_AS_MATH:
             self.used = True
-            return ast.copy_location(ast.Attribute(ast.Name("math", ast.Load()), NUMPY_AS_MATH[node.attr], node.ctx),
-                                     node)
+            return ast.copy_location(ast.Attribute(ast.Name("math", ast.Load()), node.attr, node.ctx), node)
         return self.generic_visit(node)
 
 
